@@ -95,21 +95,33 @@ class World:
         self.time = 0
         self.stats: list[AgentStats] = []
         self._started = False
+        # the order generator's state when the current episode started (what a recording keeps)
+        self.episode_start_state: list[object] = self.generator_state()
         self._legal_static = _LegalTables(level, n_agents)
 
     # ----------------------------------------------------------------- episode
-    def reset(self, seed: int | None = None) -> None:
+    def reset(self, seed: int | None = None, generator_state: list[object] | None = None) -> None:
         """Start the next episode. The order generator carries on from the previous episode (as
-        the reference does) unless a new `seed` is given."""
+        the reference does) unless a new `seed` is given, or a saved `generator_state` (from
+        `generator_state()`, e.g. in a recording header) puts it back where it was."""
         if seed is not None:
             self.seed = seed
             self._rng.seed(seed)
+        if generator_state is not None:
+            version, internal, gauss = generator_state
+            self._rng.setstate((int(version), tuple(int(x) for x in internal), gauss))  # type: ignore[arg-type]
         self.episode += 1
+        self.episode_start_state = self.generator_state()
         self._kitchen.clear()
         self._orders.start()
         self.time = 0
         self.stats = [AgentStats() for _ in range(self.n_agents)]
         self._started = True
+
+    def generator_state(self) -> list[object]:
+        """The order generator's state as JSON-able data (restore it with `reset(generator_state=...)`)."""
+        version, internal, gauss = self._rng.getstate()
+        return [version, list(internal), gauss]
 
     def _ensure_started(self) -> None:
         if not self._started:
@@ -168,7 +180,8 @@ class World:
         self._ensure_started()
         twin = object.__new__(World)
         for name in ("level", "rules", "n_agents", "tau", "seed", "max_steps", "interval", "lifetimes", "episode",
-                     "_names", "_name_set", "_parse_cache", "time", "_started", "_legal_static"):
+                     "_names", "_name_set", "_parse_cache", "time", "_started", "_legal_static",
+                     "episode_start_state"):
             setattr(twin, name, getattr(self, name))
         twin._rng = random.Random()
         twin._rng.setstate(self._rng.getstate())

@@ -19,7 +19,7 @@ app = typer.Typer(
 app.add_typer(_levels.app, name="levels")
 app.command("play")(_play.play)
 
-for _module in ("run", "evaluate", "serve", "demo", "prompt_cmd", "baselines"):
+for _module in ("run", "evaluate", "serve", "demo"):
     try:
         __import__(f"mindagent.cli.{_module}")
     except ModuleNotFoundError as exc:  # a sub-command whose module is not part of this build

@@ -1,0 +1,100 @@
+"""Assembles the dispatcher's messages from switchable components.
+
+Order matters for caching: the system text (instructions, recipes, knowledge) and the demo
+come first and never change within an episode, so providers can cache them; memory, feedback,
+head-chef words and the current state come last.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Literal
+
+from demos import Demo
+from mindagent.domain import PromptParts
+from mindagent.llm.base import Message
+from mindagent.memory import Turn
+
+DemoMode = Literal["full", "few-step", "none"]
+
+
+@dataclass(frozen=True)
+class PromptConfig:
+    """Which components the prompt carries; each ablation flag flips exactly one of these."""
+
+    recipes: bool = True
+    instructions: bool = True
+    knowledge: bool = True
+    demo: DemoMode = "full"
+    demo_agents: int | None = None
+    feedback: bool = True
+    memory: int = 2
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+def format_turn(step: int, state: str, feedback: Sequence[str] | None, head_chef: Sequence[str] = (),
+                people: Sequence[str] = ()) -> str:
+    """One user turn: what happened last step, what the head chef says, and the state now."""
+    parts = [f"Step {step}."]
+    if feedback is not None:
+        parts.append("Feedback from the last step:\n" + ("\n".join(f"- {line}" for line in feedback) if feedback else "- none"))
+    if head_chef:
+        parts.append("The head chef says:\n" + "\n".join(f"- {line}" for line in head_chef))
+    if people:
+        parts.append("\n".join(people))
+    parts.append("State:\n" + state.rstrip("\n"))
+    return "\n\n".join(parts)
+
+
+def system_text(parts: PromptParts, config: PromptConfig, demo: Demo | None) -> str:
+    sections = []
+    if config.instructions:
+        sections.append(parts.instructions)
+    if config.recipes:
+        sections.append(parts.recipes)
+    if config.knowledge:
+        sections.append(parts.knowledge)
+    if demo is not None:
+        sections.append(
+            f"Below is an example from another kitchen where {demo.agents} agents cook {demo.dish}. "
+            "After it, the real game in this kitchen begins."
+        )
+    else:
+        sections.append("The game begins now.")
+    return "\n\n".join(sections)
+
+
+def demo_messages(demo: Demo, with_feedback: bool) -> list[Message]:
+    out: list[Message] = []
+    for t, step in enumerate(demo.steps):
+        shown = format_turn(t, step.state, step.feedback if with_feedback else None)
+        out.append(Message("user", shown))
+        out.append(Message("assistant", "\n".join(step.commands)))
+    return out
+
+
+def build_messages(
+    parts: PromptParts,
+    config: PromptConfig,
+    demo: Demo | None,
+    memory: Sequence[Turn],
+    current: str,
+) -> list[Message]:
+    """Static prefix (system + demo, the last of which carries the cache mark), then memory, then now."""
+    chosen = None if config.demo == "none" else demo
+    if chosen is not None and config.demo == "few-step":
+        chosen = chosen.few_step()
+    static = [Message("system", system_text(parts, config, chosen))]
+    if chosen is not None:
+        static += demo_messages(chosen, config.feedback)
+    last = static[-1]
+    static[-1] = Message(last.role, last.content, cache_prefix=True)
+    dynamic: list[Message] = []
+    for turn in memory:
+        dynamic.append(Message("user", turn.shown))
+        dynamic.append(Message("assistant", turn.answered))
+    dynamic.append(Message("user", current))
+    return static + dynamic
