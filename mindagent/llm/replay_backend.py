@@ -1,0 +1,143 @@
+"""Answer from a recorded episode, so a run can be replayed offline, byte for byte.
+
+The dispatcher records every model call of an episode (JSONL, one ``"type": "step"`` line per
+step, each with its ``calls``). Replaying keys each call by a hash of the exact prompt, so a
+replay only succeeds while the prompts are unchanged: a prompt that differs from the recording
+is reported, never answered with a neighbour's text. Identical prompts (a repair loop asking
+again, or a state that repeats) are answered in their recorded order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections import deque
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mindagent.llm.base import CommandSpace, Completion, GenerationConfig, LLMError, Message, Usage
+
+log = logging.getLogger(__name__)
+
+
+def prompt_key(messages: Sequence[Message] | Sequence[Mapping[str, Any]]) -> str:
+    """sha256 of the canonical JSON of ``[{"role", "content"}, ...]``.
+
+    Canonical means ``sort_keys``, separators ``(",", ":")`` and ``ensure_ascii=False``, so the
+    recorder and this player agree whatever else (``cache_prefix``, extra keys) a message has.
+    """
+    plain = [
+        {"role": m["role"], "content": m["content"]} if isinstance(m, Mapping)
+        else {"role": m.role, "content": m.content}
+        for m in messages
+    ]
+    canonical = json.dumps(plain, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedCall:
+    seq: int  # position among all recorded calls
+    step: int | str  # the step's "step" field, or its position among step lines
+    call: int  # index within the step (0, then 1.. for repair-loop retries)
+    text: str
+    usage: Usage
+    error: str | None = None  # the call failed while recording; replay fails it the same way
+
+
+def _usage(raw: Any) -> Usage:
+    raw = raw if isinstance(raw, Mapping) else {}
+    return Usage(
+        prompt_tokens=int(raw.get("prompt_tokens", 0) or 0),
+        cached_tokens=int(raw.get("cached_tokens", 0) or 0),
+        output_tokens=int(raw.get("output_tokens", 0) or 0),
+        latency_s=float(raw.get("latency_s", 0.0) or 0.0),
+    )
+
+
+def load_cassette(path: Path) -> tuple[dict[str, deque[RecordedCall]], list[str]]:
+    """Read a recording into FIFO answers per prompt key, plus every key in recorded order."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise LLMError(f"cannot read cassette {path}: {exc}") from exc
+    answers: dict[str, deque[RecordedCall]] = {}
+    order: list[str] = []
+    n_steps = 0
+    for lineno, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise LLMError(f"{path}:{lineno}: not JSON ({exc.msg})") from exc
+        if not isinstance(record, dict) or record.get("type") != "step":
+            continue  # headers, summaries, events: nothing to answer from
+        step = record.get("step", n_steps)
+        n_steps += 1
+        for index, call in enumerate(record.get("calls") or []):
+            try:
+                key = prompt_key(call["messages"])
+                error = call.get("error")
+                recorded = RecordedCall(len(order), step, index, str(call["text"]),
+                                        _usage(call.get("usage")),
+                                        str(error) if error is not None else None)
+            except (KeyError, TypeError) as exc:
+                raise LLMError(
+                    f"{path}:{lineno}: call {index} lacks messages/text ({exc})"
+                ) from exc
+            answers.setdefault(key, deque()).append(recorded)
+            order.append(key)
+    if not order:
+        log.warning("cassette %s holds no model calls", path)
+    return answers, order
+
+
+class ReplayClient:
+    """`LLMClient` for ``replay:<file>``: recorded answers, recorded usage, no model."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.name = f"replay:{self.path}"
+        self._answers, self._order = load_cassette(self.path)
+
+    @property
+    def remaining(self) -> int:
+        """Recorded calls not yet answered (a finished replay should reach 0)."""
+        return sum(len(q) for q in self._answers.values())
+
+    def _next_expected(self) -> str:
+        """Where the replay stands, to help find the first prompt that drifted."""
+        pending = [q[0] for q in self._answers.values() if q]
+        if not pending:
+            return f"all {len(self._order)} recorded calls were already answered"
+        first = min(pending, key=lambda c: c.seq)
+        return f"the next unanswered recorded call is step {first.step}, call {first.call}"
+
+    async def complete(
+        self,
+        messages: Sequence[Message],
+        config: GenerationConfig,
+        space: CommandSpace | None = None,
+    ) -> Completion:
+        """The next recorded answer to exactly this prompt; LLMError if there is none."""
+        key = prompt_key(messages)
+        queue = self._answers.get(key)
+        if not queue:
+            used_up = key in self._answers
+            again = " (it was recorded, but every answer to it is used up)" if used_up else ""
+            raise LLMError(
+                f"cassette has no answer for this prompt: sha256 {key}{again}; the prompt "
+                f"differs from the recording {self.path} ({self._next_expected()})"
+            )
+        recorded = queue.popleft()
+        log.debug("replay step %s call %d (prompt %s)", recorded.step, recorded.call, key[:12])
+        if recorded.error is not None:
+            raise LLMError(recorded.error)  # the same message, so the replayed step matches
+        return Completion(text=recorded.text, usage=recorded.usage, model=self.name)
+
+    async def aclose(self) -> None:
+        """Nothing to release."""

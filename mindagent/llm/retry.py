@@ -1,0 +1,141 @@
+"""One retry policy for every network backend.
+
+The SDKs each have their own retry loop; we switch those off (``max_retries=0``) so that the
+number of attempts, the backoff and the log lines are the same whichever provider a run uses,
+and so that tests can drive the whole policy with an injected clock and random source.
+
+The decision is a plain table: rate limits (429), request timeout (408), lock conflicts (409),
+every 5xx (Anthropic's 529 "overloaded" included), client-side timeouts and dropped
+connections are transient; anything else (400 bad request, 401 key, 404 model, ...) will fail
+the same way again, so retrying only wastes the caller's time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+from mindagent.llm.base import GenerationConfig, LLMError
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+#: Seconds a network call may take before the SDK gives up (overridden by GenerationConfig).
+DEFAULT_TIMEOUT_S = 60.0
+#: Seconds to open a TCP/TLS connection; short, because a dead host should fail fast.
+CONNECT_TIMEOUT_S = 10.0
+#: Retries after the first attempt when GenerationConfig does not say otherwise.
+DEFAULT_MAX_RETRIES = 4
+#: Hard ceiling on retries, whatever the config asks: a run must never hang on a dead provider.
+MAX_RETRIES_CAP = 10
+#: First backoff delay; doubled each attempt.
+BASE_BACKOFF_S = 0.5
+#: Longest single wait, also the cap applied to a server's Retry-After header.
+MAX_BACKOFF_S = 30.0
+
+#: HTTP statuses worth another try; every 5xx is added by `should_retry`.
+RETRYABLE_STATUSES = frozenset({408, 409, 429})
+
+# Exception class names of the SDKs' transport failures. Matched by name so this module does
+# not import anthropic/openai (both raise `APITimeoutError` / `APIConnectionError`).
+_TRANSIENT_CLASS_NAMES = frozenset(
+    {"APITimeoutError", "APIConnectionError", "TimeoutException", "ConnectError", "ReadError",
+     "RemoteProtocolError", "ReadTimeout", "ConnectTimeout", "PoolTimeout", "WriteTimeout"}
+)
+
+Sleep = Callable[[float], Awaitable[None]]
+
+
+def status_of(exc: BaseException) -> int | None:
+    """The HTTP status an SDK error carries (``status_code``), or None for transport errors."""
+    status = getattr(exc, "status_code", None)
+    return status if isinstance(status, int) else None
+
+
+def should_retry(exc_or_status: BaseException | int) -> bool:
+    """True when the failure is transient, so the same request may succeed a moment later."""
+    if isinstance(exc_or_status, int):
+        return exc_or_status in RETRYABLE_STATUSES or 500 <= exc_or_status <= 599
+    exc = exc_or_status
+    status = status_of(exc)
+    if status is not None:
+        return should_retry(status)
+    if isinstance(exc, (TimeoutError, asyncio.TimeoutError, ConnectionError)):
+        return True
+    return any(cls.__name__ in _TRANSIENT_CLASS_NAMES for cls in type(exc).__mro__)
+
+
+def backoff_delay(attempt: int, rng: random.Random) -> float:
+    """Wait before retry number ``attempt`` (0-based): exponential, capped, with jitter.
+
+    "Equal jitter": half of the exponential step is fixed and half random, so concurrent game
+    rooms that hit a rate limit together spread out, yet no wait is ever near zero.
+    Always within ``[step / 2, step]`` where ``step = min(MAX_BACKOFF_S, BASE * 2**attempt)``.
+    """
+    step = min(MAX_BACKOFF_S, BASE_BACKOFF_S * float(2 ** min(attempt, 30)))
+    return step / 2 + rng.random() * step / 2
+
+
+def retry_after_s(exc: BaseException) -> float | None:
+    """Seconds from a ``Retry-After`` header on the error's response, when it is a number."""
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None)
+    if headers is None:
+        return None
+    try:
+        value = headers.get("retry-after")
+        return max(0.0, float(value)) if value is not None else None
+    except (TypeError, ValueError):
+        return None  # an HTTP date, or junk: fall back to our own backoff
+
+
+def describe(exc: BaseException) -> str:
+    """A one-line reason for logs and LLMError messages (status first, when there is one)."""
+    status = status_of(exc)
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    prefix = f"HTTP {status}" if status is not None else type(exc).__name__
+    return f"{prefix}: {text[:300]}"
+
+
+async def with_retries(
+    fn: Callable[[], Awaitable[T]],
+    config: GenerationConfig,
+    *,
+    what: str = "model call",
+    sleep: Sleep | None = None,
+    rng: random.Random | None = None,
+) -> T:
+    """Await ``fn()``; on a transient failure wait and try again, at most ``max_retries`` times.
+
+    A non-transient error is re-raised untouched (the backend turns its SDK's errors into
+    `LLMError`); running out of attempts raises `LLMError` chained to the last failure.
+    ``sleep`` and ``rng`` are injectable so tests neither sleep nor depend on chance.
+    """
+    sleep = sleep or asyncio.sleep
+    rng = rng or random.Random()
+    retries = max(0, min(config.max_retries, MAX_RETRIES_CAP))
+    last: BaseException | None = None
+    for attempt in range(retries + 1):
+        try:
+            return await fn()
+        except LLMError:
+            raise
+        except Exception as exc:
+            if not should_retry(exc):
+                raise
+            last = exc
+            if attempt == retries:
+                break
+            delay = backoff_delay(attempt, rng)
+            hinted = retry_after_s(exc)
+            if hinted is not None:
+                delay = min(MAX_BACKOFF_S, max(delay, hinted))
+            log.warning("%s failed (%s); retry %d/%d in %.2fs",
+                        what, describe(exc), attempt + 1, retries, delay)
+            await sleep(delay)
+    assert last is not None  # the loop only ends here after a caught, retryable failure
+    raise LLMError(f"{what} failed after {retries + 1} attempts: {describe(last)}") from last
