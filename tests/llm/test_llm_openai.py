@@ -92,51 +92,6 @@ async def test_missing_key_without_base_url() -> None:
         await client.complete(PROMPT, GenerationConfig())
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@pytest.fixture
-def llama_server(smollm2_path: Path, tmp_path: Path, require: Any) -> Iterator[str]:
-    """``python -m llama_cpp.server`` on a free loopback port; always killed afterwards."""
-    require("llama_cpp", "pip install 'llama-cpp-python[server]==0.3.36'")
-    require("uvicorn", "pip install 'llama-cpp-python[server]==0.3.36'")
-    port = _free_port()
-    log_path = tmp_path / "llama_server.log"
-    cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2_path),
-           "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096",
-           "--model_alias", "smollm2"]
-    with log_path.open("wb") as log_file:
-        proc = subprocess.Popen(cmd, stdout=log_file, stderr=subprocess.STDOUT,
-                                env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    base = f"http://127.0.0.1:{port}/v1"
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            if proc.poll() is not None:
-                tail = log_path.read_text()[-3000:]
-                pytest.fail(f"llama_cpp.server exited {proc.returncode}:\n{tail}")
-            try:
-                with urllib.request.urlopen(f"{base}/models", timeout=2) as resp:
-                    if resp.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"llama_cpp.server not ready in 120s:\n{log_path.read_text()[-3000:]}")
-            time.sleep(0.5)
-        yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=15)
-
-
 @pytest.mark.slow
 @pytest.mark.asyncio
 async def test_against_llama_cpp_server(llama_server: str) -> None:
