@@ -37,6 +37,7 @@ def run(
     mc_host: str | None = typer.Option(None, "--mc-host", help="Minecraft: use this offline-mode server"),
     mc_port: int | None = typer.Option(None, "--mc-port"),
     mc_version: str | None = typer.Option(None, "--mc-version"),
+    cook_ticks: int | None = typer.Option(None, "--cook-ticks", min=1, help="Minecraft embedded server: furnace cook ticks (vanilla 200)"),
 ) -> None:
     """Play one episode with a dispatcher and record it."""
     if domain == "minecraft":
@@ -44,7 +45,8 @@ def run(
 
         run_minecraft(agents=agents, tau=tau, seed=seed, steps=steps, model=model, base_url=base_url,
                       model_path=model_path, as_json=as_json, out_dir=out_dir, mc_host=mc_host, mc_port=mc_port,
-                      mc_version=mc_version, temperature=temperature, max_tokens=max_tokens, timeout=timeout, repair=repair)
+                      mc_version=mc_version, temperature=temperature, max_tokens=max_tokens, timeout=timeout, repair=repair,
+                      cook_ticks=cook_ticks)
         return
     if domain != "cuisineworld":
         raise typer.BadParameter("--domain must be cuisineworld or minecraft")

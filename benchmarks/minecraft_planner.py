@@ -1,0 +1,86 @@
+"""Seconds per dispatcher step and CoS per tau for the built-in Minecraft planner.
+
+Runs the real embedded flying-squid kitchen and real mineflayer bots (Node and `npm ci` in
+minecraft/node are needed). One server and one bridge serve every episode; each episode resets
+the kitchen. Defaults are short episodes so the whole run takes a few minutes on two cores:
+
+    python benchmarks/minecraft_planner.py                    # 2 agents, 20 steps, 1 episode per tau
+    python benchmarks/minecraft_planner.py --steps 60 --episodes 3 --cook-ticks 200
+
+Rate per tau = completed / (completed + failed + still active at the end), CoS = mean of the
+rates (the paper's accounting, see shared/reference/cuisineworld.md section 7). Note that the
+Minecraft kitchen runs in real time: the furnace cooks per server tick while a dispatcher step
+takes as long as its slowest action, so cook ticks change the numbers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from minecraft import EmbeddedServer, KitchenConfig, MinecraftPlanner, MinecraftSession
+from minecraft.orders import TAUS
+from minecraft.transport import BridgeTransport
+
+
+async def episode(server: EmbeddedServer, bridge: BridgeTransport, tau: float, seed: int, steps: int,
+                  agents: int) -> tuple[int, int, int, list[float]]:
+    session = MinecraftSession(n_agents=agents, tau=tau, seed=seed, max_steps=steps,
+                               address=server.address, bridge=bridge)
+    await session.reset()
+    planner = MinecraftPlanner()
+    planner.reset(session)
+    step_times = []
+    while not session.done:
+        started = time.perf_counter()
+        await session.step(planner.act(session))
+        step_times.append(time.perf_counter() - started)
+    c = session.counts
+    return c.completed, c.failed, c.active, step_times
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--episodes", type=int, default=1)
+    parser.add_argument("--agents", type=int, default=2)
+    parser.add_argument("--cook-ticks", type=int, default=40)
+    parser.add_argument("--taus", type=float, nargs="*", default=list(TAUS))
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.WARNING)
+
+    server = EmbeddedServer(KitchenConfig(cook_ticks=args.cook_ticks, mob_respawn_ms=3000, block_respawn_ms=5000))
+    await server.start()
+    bridge = BridgeTransport()
+    await bridge.start()
+    print(f"agents={args.agents} steps={args.steps} episodes={args.episodes} cook_ticks={args.cook_ticks}")
+    print(f"{'tau':>5} {'done':>5} {'failed':>6} {'active':>6} {'rate':>6} {'s/step':>7} {'p90 s':>6}")
+    rates, all_times = [], []
+    try:
+        for tau in args.taus:
+            done = failed = active = 0
+            times: list[float] = []
+            for seed in range(args.episodes):
+                d, f, a, t = await episode(server, bridge, tau, seed, args.steps, args.agents)
+                done, failed, active, times = done + d, failed + f, active + a, times + t
+            rate = done / max(1, done + failed + active)
+            rates.append(rate)
+            all_times += times
+            p90 = statistics.quantiles(times, n=10)[-1] if len(times) > 1 else times[0]
+            print(f"{tau:>5.1f} {done:>5} {failed:>6} {active:>6} {rate:>6.3f} {statistics.mean(times):>7.2f} {p90:>6.2f}",
+                  flush=True)
+        print(f"CoS {statistics.mean(rates):.3f}; mean seconds per dispatcher step {statistics.mean(all_times):.2f}")
+    finally:
+        await bridge.close()
+        await server.stop()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,95 @@
+'use strict'
+// One Node process hosting every bot, speaking JSON lines on stdio.
+//   request  {"id":N,"op":"killMob","args":{"bot":"Alex","mob":"cow"},"timeout_ms":30000}
+//   reply    {"id":N,"ok":true,"result":{...}} | {"id":N,"ok":false,"code":"not_found","error":"..."}
+//   events   {"event":"spawn"|"death"|"kicked"|"end"|"chat",...}
+// stdout carries nothing else (console.log goes to stderr); the process exits when stdin closes.
+
+console.log = console.error
+console.info = console.error
+console.warn = console.error
+
+const readline = require('readline')
+const { BotHost } = require('./lib/bots')
+const actions = require('./lib/actions')
+const { botJson, makeKitchenQuery } = require('./lib/observe')
+const { ActionError } = require('./lib/task')
+const { DEFAULT_VERSION } = require('./lib/constants')
+
+const write = (obj) => process.stdout.write(JSON.stringify(obj) + '\n')
+const host = new BotHost(write)
+const kitchenQuery = makeKitchenQuery()
+
+const DEFAULT_TIMEOUT_MS = {
+  connect: 30000, goto: 20000, killMob: 30000, mineBlock: 20000, putFuelFurnace: 15000,
+  putItemFurnace: 15000, takeOutFurnace: 15000, putInChest: 15000, observe: 5000, reset: 10000
+}
+const ACTIONS = ['goto', 'killMob', 'mineBlock', 'putFuelFurnace', 'putItemFurnace', 'takeOutFurnace', 'putInChest']
+
+function needBot () {
+  const bot = host.anyConnected()
+  if (!bot) throw new ActionError('not_connected', 'no bot is connected')
+  return bot
+}
+
+async function observe () {
+  const bots = {}
+  for (const name of host.names()) {
+    const entry = host.bots.get(name)
+    bots[name] = entry.connected && entry.bot.entity ? botJson(entry.bot, entry.action) : { connected: false }
+  }
+  const bot = host.anyConnected()
+  const kitchen = bot ? await kitchenQuery(bot, 'state') : null
+  return { bots, kitchen, cache: host.cache }
+}
+
+const OPS = {
+  ping: async () => ({ pong: true }),
+  connect: (args) => host.connect({ version: DEFAULT_VERSION, ...args }),
+  disconnect: async (args) => host.disconnect(args.bot),
+  cancel: async (args) => host.cancel(args.bot),
+  observe,
+  chat: async (args) => { host.get(args.bot).bot.chat(String(args.text)); return { sent: true } },
+  reset: async (args) => kitchenQuery(needBot(), `reset ${Number(args.seed ?? 0)}`),
+  kitchen: async (args) => kitchenQuery(needBot(), String(args.command))
+}
+
+async function handle (line) {
+  let req
+  try {
+    req = JSON.parse(line)
+  } catch (err) {
+    write({ id: null, ok: false, code: 'bad_request', error: 'not JSON: ' + err.message })
+    return
+  }
+  const { id = null, op, args = {} } = req || {}
+  const timeoutMs = Number(req.timeout_ms || DEFAULT_TIMEOUT_MS[op] || 10000)
+  try {
+    let result
+    if (ACTIONS.includes(op)) {
+      result = await host.run(args.bot, op, args, timeoutMs, actions[op])
+    } else if (OPS[op]) {
+      let timer = null
+      const limit = new Promise((resolve, reject) => {
+        timer = setTimeout(() => reject(new ActionError('timeout', `${op} took longer than ${timeoutMs} ms`)), timeoutMs)
+      })
+      result = await Promise.race([OPS[op](args), limit]).finally(() => clearTimeout(timer))
+    } else {
+      throw new ActionError('bad_request', `unknown op ${op}`)
+    }
+    write({ id, ok: true, result: result ?? null })
+  } catch (err) {
+    write({ id, ok: false, code: err.code || 'internal', error: String(err.message || err) })
+  }
+}
+
+process.on('uncaughtException', (err) => console.error('uncaught: ' + (err && err.stack)))
+process.on('unhandledRejection', (err) => console.error('unhandled: ' + (err && err.stack)))
+
+const rl = readline.createInterface({ input: process.stdin })
+rl.on('line', (line) => { if (line.trim()) handle(line) })
+rl.on('close', () => {
+  host.quitAll()
+  setTimeout(() => process.exit(0), 300)
+})
+write({ event: 'ready', version: DEFAULT_VERSION, pid: process.pid })

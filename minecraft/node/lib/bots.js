@@ -1,0 +1,147 @@
+'use strict'
+// The bots hosted by the bridge: connecting, their events, and one running action per bot.
+// A bot that dies or leaves cancels its running action; the Python side decides when to
+// reconnect (`connect` again with the same name).
+
+const mineflayer = require('mineflayer')
+const { pathfinder, Movements } = require('mineflayer-pathfinder')
+const { Task, ActionError, waitFor } = require('./task')
+const { counts } = require('./actions')
+
+const SPAWN_TIMEOUT_MS = 20000
+
+class BotHost {
+  constructor (emit) {
+    this.emit = emit
+    this.bots = new Map() // name -> { bot, task, action, connected }
+    this.cache = { furnace: null, chest: null } // last container contents seen through a window
+  }
+
+  names () {
+    return [...this.bots.keys()].sort()
+  }
+
+  get (name) {
+    const entry = this.bots.get(name)
+    if (!entry || !entry.connected) throw new ActionError('not_connected', `${name} is not connected`)
+    return entry
+  }
+
+  anyConnected () {
+    for (const name of this.names()) {
+      const entry = this.bots.get(name)
+      if (entry.connected) return entry.bot
+    }
+    return null
+  }
+
+  async connect ({ names, host = '127.0.0.1', port, version }) {
+    if (!Array.isArray(names) || names.length === 0) throw new ActionError('bad_args', 'names must be a non-empty list')
+    const started = names.filter(n => !(this.bots.get(n) && this.bots.get(n).connected)).map(n => this.connectOne(n, host, port, version))
+    await Promise.all(started)
+    return { connected: this.names().filter(n => this.bots.get(n).connected) }
+  }
+
+  async connectOne (name, host, port, version) {
+    const old = this.bots.get(name)
+    if (old) old.bot.removeAllListeners()
+    const bot = mineflayer.createBot({ host, port: Number(port), username: name, version, auth: 'offline', hideErrors: true, logErrors: false })
+    const entry = { bot, task: null, action: null, connected: false }
+    this.bots.set(name, entry)
+    bot.loadPlugin(pathfinder)
+    bot.once('spawn', () => {
+      const moves = new Movements(bot)
+      moves.canDig = false
+      moves.allow1by1towers = false
+      moves.allowParkour = false
+      moves.allowSprinting = true
+      bot.pathfinder.setMovements(moves)
+      bot.pathfinder.thinkTimeout = 3000
+    })
+    this.wireEvents(name, entry)
+    try {
+      await waitFor(bot, 'spawn', { timeoutMs: SPAWN_TIMEOUT_MS, code: 'connect_failed', what: `${name} spawn` })
+    } catch (err) {
+      bot.end()
+      throw err
+    }
+    entry.connected = true
+  }
+
+  wireEvents (name, entry) {
+    const { bot } = entry
+    const drop = (code, message) => {
+      if (entry.task) entry.task.abort(code, message)
+    }
+    bot.on('spawn', () => this.emit({ event: 'spawn', bot: name }))
+    bot.on('death', () => {
+      drop('died', `${name} died`)
+      this.emit({ event: 'death', bot: name })
+    })
+    bot.on('kicked', (reason) => {
+      entry.connected = false
+      drop('disconnected', `${name} was kicked`)
+      this.emit({ event: 'kicked', bot: name, reason: typeof reason === 'string' ? reason : JSON.stringify(reason) })
+    })
+    bot.on('end', (reason) => {
+      entry.connected = false
+      drop('disconnected', `${name} left the server`)
+      this.emit({ event: 'end', bot: name, reason: String(reason || '') })
+    })
+    bot.on('error', (err) => console.error(`${name} error: ${err.message}`))
+    bot.on('chat', (username, message) => {
+      if (this.bots.has(username) || this.anyConnected() !== bot) return
+      this.emit({ event: 'chat', from: username, message })
+    })
+    bot.on('windowClose', (window) => {
+      if (!window || !window.type) return
+      const contents = counts(window.containerItems())
+      if (window.type.startsWith('minecraft:furnace')) {
+        const j = (it) => it ? { name: it.name, count: it.count } : null
+        this.cache.furnace = { input: j(window.slots[0]), fuel: j(window.slots[1]), output: j(window.slots[2]) }
+      } else {
+        this.cache.chest = contents
+      }
+    })
+  }
+
+  // Run `fn(bot, args, task)` as the bot's one action; a newer action supersedes an older one.
+  async run (name, label, args, timeoutMs, fn) {
+    const entry = this.get(name)
+    if (entry.task) entry.task.abort('superseded', `${label} replaced ${entry.action}`)
+    const task = new Task(`${name} ${label}`)
+    entry.task = task
+    entry.action = label
+    const timer = setTimeout(() => task.abort('timeout', `${label} took longer than ${timeoutMs} ms`), timeoutMs)
+    try {
+      return await task.race(fn(entry.bot, args, task))
+    } finally {
+      clearTimeout(timer)
+      if (entry.task === task) {
+        entry.task = null
+        entry.action = null
+      }
+      task.cleanups = []
+    }
+  }
+
+  cancel (name) {
+    const entry = this.bots.get(name)
+    if (entry && entry.task) entry.task.abort('cancelled', `${entry.action} cancelled`)
+    return { cancelled: !!(entry && entry.task) }
+  }
+
+  disconnect (name) {
+    const entry = this.get(name)
+    entry.bot.quit('disconnect requested')
+    return { disconnected: name }
+  }
+
+  quitAll () {
+    for (const entry of this.bots.values()) {
+      try { entry.bot.quit('bridge closing') } catch (err) { /* already gone */ }
+    }
+  }
+}
+
+module.exports = { BotHost }

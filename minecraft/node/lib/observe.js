@@ -1,0 +1,93 @@
+'use strict'
+// Observation computed on the Node side and returned as one JSON object (building it in Python
+// would cost a round trip per property). Per bot: position, health, inventory, nearby blocks
+// of interest and nearby entities with distances. Kitchen state (furnace, chest, mobs, every
+// player's inventory, so the human's too) comes from our server's `/kitchen state` command;
+// on a server without it, the containers are the last ones a bot saw through a window.
+
+const { counts, posJson } = require('./actions')
+const { waitFor } = require('./task')
+
+const BLOCKS_OF_INTEREST = ['furnace', 'chest', 'coal_ore', 'oak_log']
+const RADIUS = 16
+const KITCHEN_QUERY_MS = 1500
+
+const round1 = (v) => Math.round(v * 10) / 10
+
+function nearbyBlocks (bot, radius) {
+  const ids = new Map()
+  for (const name of BLOCKS_OF_INTEREST) {
+    const info = bot.registry.blocksByName[name]
+    if (info) ids.set(info.id, name)
+  }
+  // One scan for all kinds: findBlocks walks every loaded section in range, so it is the cost.
+  const found = bot.findBlocks({ matching: [...ids.keys()], maxDistance: radius, count: 128 })
+  const out = {}
+  for (const pos of found) {
+    const name = ids.get(bot.blockAt(pos).type)
+    const d = round1(pos.offset(0.5, 0.5, 0.5).distanceTo(bot.entity.position))
+    const seen = out[name] || (out[name] = { count: 0, nearest: d })
+    seen.count++
+    seen.nearest = Math.min(seen.nearest, d)
+  }
+  return out
+}
+
+function nearbyEntities (bot, radius) {
+  const out = []
+  for (const e of Object.values(bot.entities)) {
+    // Entities known only from stray packets (no spawn seen) have no type: skip them.
+    if (e === bot.entity || !e.isValid || !e.position || !e.type) continue
+    const d = e.position.distanceTo(bot.entity.position)
+    if (!(d <= radius)) continue // also drops NaN distances
+    const name = e.type === 'player' ? (e.username || 'player') : (e.name || 'unknown')
+    out.push({ name, kind: e.type === 'player' ? 'player' : (name === 'item' ? 'item' : 'mob'), distance: round1(d) })
+  }
+  return out.sort((a, b) => a.distance - b.distance || a.name.localeCompare(b.name))
+}
+
+function botJson (bot, busy) {
+  const position = posJson(bot.entity.position)
+  return {
+    connected: true,
+    position,
+    health: round1(bot.health ?? 20),
+    inventory: counts(bot.inventory.items()),
+    blocks: position ? nearbyBlocks(bot, RADIUS) : {},
+    entities: position ? nearbyEntities(bot, RADIUS) : [],
+    busy
+  }
+}
+
+// Ask our server plugin for the kitchen state through one bot's chat; null when unsupported.
+function makeKitchenQuery () {
+  let chain = Promise.resolve()
+  let failures = 0
+  return function query (bot, command = 'state') {
+    const run = async () => {
+      if (failures >= 2 && command === 'state') return null
+      const reply = waitFor(bot, 'messagestr', {
+        filter: (msg) => typeof msg === 'string' && msg.startsWith('mindagent {') && msg.includes(`"kind":"${command.split(' ')[0]}"`),
+        timeoutMs: KITCHEN_QUERY_MS,
+        what: 'kitchen reply'
+      })
+      bot.chat('/kitchen ' + command)
+      try {
+        const [msg] = await reply
+        failures = 0
+        const parsed = JSON.parse(msg.slice('mindagent '.length))
+        if (!parsed.ok) throw new Error(parsed.error)
+        return parsed.result
+      } catch (err) {
+        failures++
+        if (command !== 'state') throw err
+        return null
+      }
+    }
+    const result = chain.then(run, run)
+    chain = result.catch(() => null)
+    return result
+  }
+}
+
+module.exports = { botJson, makeKitchenQuery, BLOCKS_OF_INTEREST }

@@ -1,0 +1,106 @@
+"""Orders of the Minecraft kitchen: which cooked meat to deliver to the chest, and by when.
+
+The reference release draws one order every 10 dispatcher steps, each living 15 steps, over a
+60-step episode. We keep that exact setting at tau = 2.0 and scale both linearly with tau for
+the paper's five difficulty factors (tau 1.0 is the most intense):
+
+    interval(tau) = ceil(5 * tau)         -> 5, 8, 10, 13, 15  for tau 1.0, 1.5, 2.0, 2.5, 3.0
+    lifetime(tau) = ceil(1.5 * interval)  -> 8, 12, 15, 20, 23
+
+One `random.Random` per (tau, seed) draws the dishes and nothing else, so an episode's order
+stream depends only on those two numbers. One order arrives at reset, then one every
+`interval` steps, skipped while `MAX_ACTIVE` are open. An order is completed when the chest
+holds more of its dish than was already credited (oldest order first); it fails when its
+lifetime runs out.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, field
+
+from minecraft.kitchen import DISHES
+
+TAUS: tuple[float, ...] = (1.0, 1.5, 2.0, 2.5, 3.0)
+MAX_ACTIVE = 6
+
+
+def interval_for(tau: float) -> int:
+    return math.ceil(5 * tau)
+
+
+def lifetime_for(tau: float) -> int:
+    return math.ceil(1.5 * interval_for(tau))
+
+
+@dataclass(slots=True)
+class Order:
+    dish: str
+    created: int
+    lifetime: int
+
+    def remaining(self, step: int) -> int:
+        return self.created + self.lifetime - step
+
+
+@dataclass(slots=True)
+class OrderBook:
+    """The order stream of one session. Example::
+
+        book = OrderBook(tau=2.0, seed=0)
+        book.reset(step=0, chest={})
+        done, failed = book.advance(step=1, chest={"cooked_beef": 1})
+    """
+
+    tau: float
+    seed: int = 0
+    dishes: tuple[str, ...] = DISHES
+    active: list[Order] = field(default_factory=list)
+    completed: list[Order] = field(default_factory=list)
+    failed: list[Order] = field(default_factory=list)
+    credited: dict[str, int] = field(default_factory=dict)
+    rng: random.Random = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.rng = random.Random(f"minecraft-orders:{self.tau}:{self.seed}")
+
+    @property
+    def interval(self) -> int:
+        return interval_for(self.tau)
+
+    @property
+    def lifetime(self) -> int:
+        return lifetime_for(self.tau)
+
+    def reset(self, step: int, chest: dict[str, int]) -> None:
+        """New episode: forget orders, credit what the chest already holds, open one order.
+
+        The generator carries over between episodes, as in the reference.
+        """
+        self.active, self.completed, self.failed = [], [], []
+        self.credited = {d: chest.get(d, 0) for d in self.dishes}
+        self._draw(step)
+
+    def advance(self, step: int, chest: dict[str, int]) -> tuple[list[Order], list[Order]]:
+        """Close the step that just ended at `step`: credit deliveries, expire, maybe draw."""
+        done: list[Order] = []
+        for order in sorted(self.active, key=lambda o: (o.remaining(step), o.created)):
+            if chest.get(order.dish, 0) > self.credited.get(order.dish, 0):
+                self.credited[order.dish] = self.credited.get(order.dish, 0) + 1
+                done.append(order)
+        for order in done:
+            self.active.remove(order)
+        expired = [o for o in self.active if o.remaining(step) <= 0]
+        for order in expired:
+            self.active.remove(order)
+        self.completed += done
+        self.failed += expired
+        if step % self.interval == 0:
+            self._draw(step)
+        return done, expired
+
+    def _draw(self, step: int) -> None:
+        if len(self.active) >= MAX_ACTIVE:
+            return
+        self.active.append(Order(self.rng.choice(self.dishes), step, self.lifetime))

@@ -1,0 +1,141 @@
+"""`MinecraftPlanner`: a built-in dispatcher that reads the kitchen and completes orders.
+
+The pipeline of one order is kill -> (fuel) -> furnace input -> wait -> take out -> chest. Each
+step every agent gets the first useful job in this order of priority:
+
+1. deliver cooked meat it carries (putInChest);
+2. load raw meat it carries into the furnace (putItemFurnace);
+3. feed fuel it carries when the furnace has none (putFuelFurnace);
+4. shared jobs, each given to one agent at most: take the cooked output out, mine fuel when the
+   team has none, kill an animal for an order whose meat is not already on its way.
+
+The last agent is the stoker (it prefers fuel and furnace jobs), the others are hunters; with one
+agent it does everything. Every chosen command is checked like the dispatcher's would be; a job
+that would be refused falls through to the next one, and `noop` closes the list.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from minecraft.check import check_one
+from minecraft.commands import Command, Verb
+from minecraft.kitchen import COOKED, DISHES, FUEL_ITEMS, MEAT_OF_MOB, MOB_OF_DISH
+from minecraft.protocol import Observation
+
+if TYPE_CHECKING:
+    from minecraft.session import MinecraftSession
+
+RAW_OF_DISH = {cooked: raw for raw, cooked in COOKED.items()}
+FUEL_BLOCK = "coal_ore"
+
+
+class MinecraftPlanner:
+    """Example::
+
+        planner = MinecraftPlanner()
+        planner.reset(session)
+        commands = planner.act(session)   # e.g. ["killMob(Alex, cow)", "mineBlock(Steve, coal_ore)"]
+    """
+
+    name = "planner"
+
+    def reset(self, session: MinecraftSession) -> None:  # type: ignore[override]
+        """Stateless between steps: everything is read from the session each time."""
+
+    def act(self, session: MinecraftSession) -> list[str]:  # type: ignore[override]
+        obs, agents = session.obs, session.agents
+        blocked = session.blocked_agents()
+        step = session.step_index
+        orders = sorted(session.orders.active, key=lambda o: (o.remaining(step), o.created))
+        deficit = _deficit(obs, [o.dish for o in orders], agents)
+        chosen: dict[str, Command] = {}
+        claimed: set[str] = set()
+
+        def legal(command: Command) -> bool:
+            return check_one(command, obs, blocked) is None
+
+        # Personal jobs first: what an agent carries decides what it should do.
+        for name in agents:
+            inv = _inventory(obs, name)
+            for command in _personal_jobs(name, inv, obs):
+                if legal(command):
+                    chosen[name] = command
+                    break
+        # Shared jobs, the stoker first for furnace and fuel work, hunters first for animals.
+        stoker_first = list(reversed(agents))
+        if _output_ready(obs):
+            _give(chosen, claimed, "takeout", stoker_first, lambda a: Command(Verb.TAKE_OUT_FURNACE, a), legal)
+        if _needs_fuel(obs, agents) and (deficit or orders):
+            _give(chosen, claimed, "fuel", stoker_first, lambda a: Command(Verb.MINE_BLOCK, a, FUEL_BLOCK), legal)
+        for dish in [o.dish for o in orders]:
+            if deficit.get(dish, 0) <= 0:
+                continue
+            mob = MOB_OF_DISH[dish]
+            if _give(chosen, claimed, f"hunt:{dish}:{deficit[dish]}", agents,
+                     lambda a, m=mob: Command(Verb.KILL_MOB, a, m), legal):
+                deficit[dish] -= 1
+        return [chosen.get(name, Command(Verb.NOOP, name)).text for name in agents]
+
+
+def _inventory(obs: Observation, name: str) -> dict[str, int]:
+    bot = obs.bots.get(name)
+    return dict(bot.inventory) if bot and bot.connected else {}
+
+
+def _personal_jobs(name: str, inv: dict[str, int], obs: Observation) -> list[Command]:
+    jobs = [Command(Verb.PUT_IN_CHEST, name, dish) for dish in DISHES if inv.get(dish)]
+    jobs += [Command(Verb.PUT_ITEM_FURNACE, name, raw) for raw in sorted(COOKED) if inv.get(raw)]
+    furnace = obs.furnace()
+    if furnace.fuel is None:
+        jobs += [Command(Verb.PUT_FUEL_FURNACE, name, f) for f in sorted(FUEL_ITEMS) if inv.get(f)]
+    return jobs
+
+
+def _give(chosen: dict[str, Command], claimed: set[str], job: str, order: list[str],
+          make: object, legal: object) -> bool:
+    """Give `job` to the first free agent in `order` whose command would be accepted."""
+    if job in claimed:
+        return False
+    for name in order:
+        if name in chosen:
+            continue
+        command = make(name)  # type: ignore[operator]
+        if legal(command):  # type: ignore[operator]
+            chosen[name] = command
+            claimed.add(job)
+            return True
+    return False
+
+
+def _output_ready(obs: Observation) -> bool:
+    return obs.furnace().output is not None
+
+
+def _needs_fuel(obs: Observation, agents: list[str]) -> bool:
+    """No fuel in the slot, none burning long, and nobody carries any."""
+    furnace = obs.furnace()
+    if furnace.fuel is not None or furnace.burn_ticks_left > furnace.cook_total:
+        return False
+    return not any(_inventory(obs, a).get(f) for a in agents for f in FUEL_ITEMS)
+
+
+def _deficit(obs: Observation, dishes: list[str], agents: list[str]) -> dict[str, int]:
+    """Per dish: open orders minus units already on their way (raw or cooked, anywhere)."""
+    need = Counter(dishes)
+    furnace = obs.furnace()
+    on_way: Counter[str] = Counter()
+    for name in agents:
+        inv = _inventory(obs, name)
+        for dish in need:
+            on_way[dish] += inv.get(dish, 0) + inv.get(RAW_OF_DISH[dish], 0)
+    for stack in (furnace.input, furnace.output):
+        if stack is None:
+            continue
+        dish = COOKED.get(stack.name, stack.name)
+        on_way[dish] += stack.count
+    return {dish: need[dish] - on_way[dish] for dish in need if need[dish] > on_way[dish]}
+
+
+assert set(MOB_OF_DISH) == set(DISHES) and set(MEAT_OF_MOB.values()) == set(COOKED)

@@ -1,0 +1,162 @@
+"""Where the bots play: the embedded flying-squid kitchen, or a server the user already runs.
+
+`EmbeddedServer` starts ``node server.js`` on a free loopback port (the OS picks it; the server
+prints the real one) and stops it by closing its stdin. Its stdin is the admin console, so tests
+can reset the kitchen, spawn animals or read the state without a bot. `ServerAddress` is the
+other case: host, port and version of a vanilla/Paper server; no admin console, no kitchen plugin.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import shutil
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import ValidationError
+
+from minecraft.protocol import ServerLine
+from minecraft.transport import NODE_DIR, BridgeStartError
+
+log = logging.getLogger(__name__)
+
+MC_VERSION = "1.19.2"
+START_TIMEOUT_S = 30.0
+ADMIN_TIMEOUT_S = 10.0
+MARKER = "mindagent {"
+
+
+@dataclass(frozen=True, slots=True)
+class ServerAddress:
+    """A Minecraft server the bots connect to. Example: ``ServerAddress("127.0.0.1", 25565)``."""
+
+    host: str = "127.0.0.1"
+    port: int = 25565
+    version: str = MC_VERSION
+    # True only for our embedded server: `/kitchen` (state, reset) is available.
+    kitchen_plugin: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class KitchenConfig:
+    """Timing knobs of the embedded kitchen. Vanilla cooks in 200 ticks; tests use 20-40."""
+
+    cook_ticks: int = 100
+    mob_respawn_ms: int = 3000
+    block_respawn_ms: int = 5000
+    seed: int = 0
+
+
+def parse_server_line(line: str) -> ServerLine | None:
+    """The machine line inside one stdout line (the console may prefix prompts), if any."""
+    at = line.find(MARKER)
+    if at < 0:
+        return None
+    try:
+        return ServerLine.model_validate(json.loads(line[at + len("mindagent ") :]))
+    except (json.JSONDecodeError, ValidationError) as exc:
+        log.warning("bad server line %r: %s", line[:200], exc)
+        return None
+
+
+class EmbeddedServer:
+    """flying-squid with the kitchen plugins, owned by this Python process.
+
+    Example::
+
+        server = EmbeddedServer(KitchenConfig(cook_ticks=40))
+        address = await server.start()        # ServerAddress(port=<free port>, kitchen_plugin=True)
+        state = await server.admin("state")   # the kitchen dump
+        await server.stop()
+    """
+
+    def __init__(self, config: KitchenConfig | None = None, version: str = MC_VERSION) -> None:
+        self.config = config or KitchenConfig()
+        self.version = version
+        self.address: ServerAddress | None = None
+        self._proc: asyncio.subprocess.Process | None = None
+        self._lines: asyncio.Queue[ServerLine] = asyncio.Queue()
+        self._reader: asyncio.Task[None] | None = None
+        self._admin_lock = asyncio.Lock()
+
+    async def start(self, port: int = 0) -> ServerAddress:
+        node = shutil.which("node")
+        if node is None:
+            raise BridgeStartError("node is not on PATH")
+        if not (NODE_DIR / "node_modules" / "flying-squid").is_dir():
+            raise BridgeStartError(f"run `npm ci` in {NODE_DIR} first")
+        cfg = self.config
+        args = [node, str(NODE_DIR / "server.js"), "--port", str(port), "--version", self.version,
+                "--cook-ticks", str(cfg.cook_ticks), "--mob-respawn-ms", str(cfg.mob_respawn_ms),
+                "--block-respawn-ms", str(cfg.block_respawn_ms), "--seed", str(cfg.seed)]
+        self._proc = await asyncio.create_subprocess_exec(
+            *args, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.DEVNULL, limit=16 * 1024 * 1024,
+        )
+        self._reader = asyncio.create_task(self._read_loop())
+        try:
+            first = await self._next_line("listening", START_TIMEOUT_S)
+        except (TimeoutError, EOFError) as exc:
+            await self.stop()
+            raise BridgeStartError("the embedded server did not start") from exc
+        assert first.port is not None
+        self.address = ServerAddress("127.0.0.1", first.port, self.version, kitchen_plugin=True)
+        log.info("embedded Minecraft server on port %d", first.port)
+        return self.address
+
+    async def admin(self, command: str, timeout: float = ADMIN_TIMEOUT_S) -> Any:
+        """Run ``kitchen <command>`` on the console; return its result or raise RuntimeError."""
+        if self._proc is None or self._proc.stdin is None:
+            raise RuntimeError("the server is not running")
+        kind = command.split()[0]
+        async with self._admin_lock:
+            self._proc.stdin.write(f"kitchen {command}\n".encode())
+            await self._proc.stdin.drain()
+            line = await self._next_line(kind, timeout)
+        if not line.ok:
+            raise RuntimeError(f"kitchen {command}: {line.error}")
+        return line.result
+
+    async def console(self, line: str) -> None:
+        """Send a raw flying-squid console command (e.g. ``kill Alex``); nothing is awaited."""
+        if self._proc is None or self._proc.stdin is None:
+            raise RuntimeError("the server is not running")
+        self._proc.stdin.write(line.encode() + b"\n")
+        await self._proc.stdin.drain()
+
+    async def stop(self) -> None:
+        proc = self._proc
+        if proc is None:
+            return
+        self._proc = None
+        if proc.stdin is not None and not proc.stdin.is_closing():
+            proc.stdin.close()
+        try:
+            await asyncio.wait_for(proc.wait(), 5.0)
+        except TimeoutError:
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+            await proc.wait()
+        if self._reader is not None:
+            await asyncio.gather(self._reader, return_exceptions=True)
+
+    async def _read_loop(self) -> None:
+        proc = self._proc
+        assert proc is not None and proc.stdout is not None
+        while raw := await proc.stdout.readline():
+            parsed = parse_server_line(raw.decode(errors="replace"))
+            if parsed is not None:
+                self._lines.put_nowait(parsed)
+        self._lines.put_nowait(ServerLine(kind="exit", ok=False, error="server exited"))
+
+    async def _next_line(self, kind: str, timeout: float) -> ServerLine:
+        async with asyncio.timeout(timeout):
+            while True:
+                line = await self._lines.get()
+                if line.kind == kind:
+                    return line
+                if line.kind == "exit":
+                    raise EOFError("the server exited")

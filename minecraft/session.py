@@ -1,0 +1,256 @@
+"""`MinecraftSession`: the Minecraft kitchen behind the `DomainSession` protocol.
+
+Agent i is the bot named ``agents[i]`` (Alex, Steve, then more names). A step checks the joint
+command list against the latest observation, runs the accepted actions concurrently over the
+bridge (each bounded by its own timeout), observes once, then advances the orders. A bot that
+died or left is reconnected and the episode goes on; its command in that step is refused with
+the reason. Chat lines of a human player are kept for `pending_instructions`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from typing import Any, Protocol, Self
+
+from pydantic import ValidationError
+
+from mindagent.domain import Counts, DomainStep, PromptParts, Verdict
+from mindagent.llm.base import CommandSpace
+from minecraft import check as checks
+from minecraft import feedback
+from minecraft.commands import Command, Verb, extract_commands, gbnf
+from minecraft.kitchen import BLOCKS, ITEMS, MOBS, TARGETS
+from minecraft.orders import OrderBook
+from minecraft.prompt import prompt_parts
+from minecraft.protocol import EventLine, Observation
+from minecraft.results import ActionDone, ActionError, Outcome
+from minecraft.server_process import EmbeddedServer, KitchenConfig, ServerAddress
+from minecraft.state import state_text
+from minecraft.transport import ActionFailed, BridgeError, BridgeTransport
+
+log = logging.getLogger(__name__)
+
+AGENT_NAMES = ("Alex", "Steve", "Ellie", "Kai", "Noor", "Zara", "Hugo", "Mira")
+ACTION_TIMEOUT_S = {Verb.KILL_MOB: 30.0, Verb.MINE_BLOCK: 20.0}
+DEFAULT_ACTION_TIMEOUT_S = 20.0
+CONNECT_TIMEOUT_S = 30.0
+OBSERVE_TIMEOUT_S = 5.0
+
+
+class Bridge(Protocol):
+    """What the session needs of a transport (the real one or a test fake)."""
+
+    events: asyncio.Queue[EventLine]
+    on_restart: list[Any]
+
+    async def start(self) -> None: ...
+    async def request(self, op: str, args: dict[str, Any] | None = None, timeout: float | None = None) -> Any: ...
+    async def close(self) -> None: ...
+
+
+class MinecraftSession:
+    """Example::
+
+        async with MinecraftSession(n_agents=2, tau=2.0, seed=0) as session:   # embedded server
+            await session.reset()
+            step = await session.step(["killMob(Alex, cow)", "mineBlock(Steve, coal_ore)"])
+    """
+
+    name = "minecraft"
+
+    def __init__(self, *, n_agents: int = 2, tau: float = 2.0, seed: int = 0, max_steps: int = 60,
+                 address: ServerAddress | None = None, kitchen: KitchenConfig | None = None,
+                 bridge: Bridge | None = None, agent_names: Sequence[str] | None = None) -> None:
+        names = list(agent_names or AGENT_NAMES[:n_agents])
+        names += [f"Agent{i}" for i in range(len(names), n_agents)]
+        self.agents: list[str] = names[:n_agents]
+        self.n_agents, self.tau, self.seed, self.max_steps = n_agents, tau, seed, max_steps
+        self.address = address
+        self.server = None if address is not None else EmbeddedServer(kitchen or KitchenConfig(seed=seed))
+        self.bridge: Bridge = bridge or BridgeTransport()
+        self.orders = OrderBook(tau=tau, seed=seed)
+        self.obs = Observation()
+        self._step = 0
+        self._started = False
+        self._down: set[str] = set()
+        self._died: set[str] = set()
+        self._instructions: list[str] = []
+
+    # ---- lifecycle -------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Start the embedded server (unless an address was given), the bridge and the bots."""
+        if self._started:
+            return
+        if self.server is not None:
+            self.address = await self.server.start()
+        await self.bridge.start()
+        self.bridge.on_restart.append(self._reconnect_all)
+        await self._reconnect_all()
+        self._started = True
+
+    async def close(self) -> None:
+        await self.bridge.close()
+        if self.server is not None:
+            await self.server.stop()
+        self._started = False
+
+    async def __aenter__(self) -> Self:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def _connect(self, names: Sequence[str]) -> None:
+        assert self.address is not None
+        await self.bridge.request("connect", {"names": list(names), "host": self.address.host,
+                                              "port": self.address.port, "version": self.address.version},
+                                  timeout=CONNECT_TIMEOUT_S)
+
+    async def _reconnect_all(self) -> None:
+        await self._connect(self.agents)
+        self._down.clear()
+
+    # ---- DomainSession ---------------------------------------------------------------------
+
+    async def reset(self) -> None:
+        await self.start()
+        self._step = 0
+        self._drain_events()
+        await self._rejoin()
+        if self.address is not None and self.address.kitchen_plugin:
+            await self.bridge.request("reset", {"seed": self.seed}, timeout=15.0)
+        self._down.clear()
+        self._died.clear()
+        await self._observe()
+        self.orders.reset(0, self.obs.chest())
+
+    async def step(self, commands: Sequence[str]) -> DomainStep:
+        self._drain_events()
+        checked = checks.check_all(commands, self.agents, self.obs, self.blocked_agents())
+        self._died.clear()
+        rejoined = await self._rejoin()
+        runs = [self._run(cmd) if cmd is not None and why is None else _refused(why)
+                for cmd, why in checked]
+        outcomes: list[Outcome] = list(await asyncio.gather(*runs))
+        self._drain_events()
+        for outcome in outcomes:  # a death that already failed its action costs nothing more
+            if isinstance(outcome, ActionError) and outcome.code == "died" and outcome.agent:
+                self._died.discard(outcome.agent)
+        self._step += 1
+        await self._observe()
+        done, expired = self.orders.advance(self._step, self.obs.chest())
+        verdicts = [Verdict(text.strip(), isinstance(o, ActionDone), None if isinstance(o, ActionDone) else o,
+                            feedback.line(o)) for text, o in zip(commands, outcomes)]
+        notes = [f"{name} rejoined the server." for name in rejoined]
+        notes += [f"Order for {o.dish} completed." for o in done]
+        notes += [f"Order for {o.dish} ran out of time." for o in expired]
+        return DomainStep(verdicts, notes, [o.dish for o in done], [o.dish for o in expired])
+
+    def check(self, commands: Sequence[str]) -> list[Verdict]:
+        out = []
+        for text, (_, why) in zip(commands, checks.check_all(commands, self.agents, self.obs, self.blocked_agents())):
+            out.append(Verdict(text.strip(), why is None, why, None if why is None else feedback.line(why)))
+        return out
+
+    def legal_commands(self, agent: int) -> list[str]:
+        name = self.agents[agent]
+        return [c.text for c in checks.candidate_commands(name, self.obs)
+                if checks.check_one(c, self.obs, self.blocked_agents()) is None]
+
+    def extract_commands(self, text: str) -> list[str]:
+        return [c.text for c in extract_commands(text, self.agents)]
+
+    def state_text(self) -> str:
+        return state_text(self.obs, self.agents, self.orders.active, self._step, self.max_steps)
+
+    def prompt_parts(self) -> PromptParts:
+        return prompt_parts(self.agents)
+
+    def command_space(self) -> CommandSpace:
+        """Grammar-constrained decoding for the local model (full GBNF of this domain)."""
+        grammar = gbnf(self.agents, TARGETS, MOBS, BLOCKS, ITEMS)
+        return CommandSpace(self.n_agents, TARGETS, ITEMS, tuple(v.value for v in Verb), gbnf=grammar)
+
+    def pending_instructions(self) -> list[str]:
+        """Human chat lines since the last call (drained), e.g. ``["Chef: cook chicken first"]``."""
+        lines, self._instructions = self._instructions, []
+        return lines
+
+    @property
+    def step_index(self) -> int:
+        return self._step
+
+    @property
+    def done(self) -> bool:
+        return self._step >= self.max_steps
+
+    @property
+    def counts(self) -> Counts:
+        return Counts(len(self.orders.completed), len(self.orders.failed), len(self.orders.active))
+
+    # ---- internals -------------------------------------------------------------------------
+
+    def blocked_agents(self) -> dict[str, str]:
+        """Agents that cannot act this step, with the reason code (``died`` or ``rejoining``)."""
+        blocked = {name: "died" for name in self._died}
+        blocked.update({name: "rejoining" for name in self._down})
+        return blocked
+
+    async def _run(self, command: Command) -> Outcome:
+        if command.verb is Verb.NOOP:
+            return ActionDone(command.text, command.agent, command.verb.value)
+        timeout = ACTION_TIMEOUT_S.get(command.verb, DEFAULT_ACTION_TIMEOUT_S)
+        try:
+            result = await self.bridge.request(command.verb.value, command.bridge_args(), timeout=timeout)
+        except ActionFailed as exc:
+            if exc.code in {"disconnected", "not_connected"}:
+                self._down.add(command.agent)
+            return ActionError(exc.code, command.agent, command.text, exc.message)
+        except BridgeError as exc:
+            log.warning("%s failed in the bridge: %s", command.text, exc)
+            return ActionError("bridge", command.agent, command.text, str(exc))
+        return ActionDone(command.text, command.agent, command.verb.value, result if isinstance(result, dict) else {})
+
+    async def _rejoin(self) -> list[str]:
+        back = []
+        for name in sorted(self._down, key=self.agents.index):
+            try:
+                await self._connect([name])
+            except BridgeError as exc:
+                log.warning("%s could not rejoin: %s", name, exc)
+                continue
+            self._down.discard(name)
+            back.append(name)
+        return back
+
+    async def _observe(self) -> None:
+        try:
+            raw = await self.bridge.request("observe", {}, timeout=OBSERVE_TIMEOUT_S)
+            self.obs = Observation.model_validate(raw)
+        except (BridgeError, ValidationError) as exc:
+            log.warning("observation failed, keeping the last one: %s", exc)
+            return
+        for name in self.agents:
+            view = self.obs.bots.get(name)
+            if view is None or not view.connected:
+                self._down.add(name)
+
+    def _drain_events(self) -> None:
+        while not self.bridge.events.empty():
+            event = self.bridge.events.get_nowait()
+            if event.event in ("end", "kicked") and event.bot in self.agents:
+                self._down.add(event.bot)
+            elif event.event == "death" and event.bot in self.agents:
+                self._died.add(event.bot)
+            elif event.event == "chat" and event.from_ and event.message:
+                self._instructions.append(f"{event.from_}: {event.message}")
+
+
+async def _refused(why: ActionError | None) -> Outcome:
+    """A checker refusal, shaped like an action so one gather keeps the commands' order."""
+    assert why is not None
+    return why
