@@ -53,7 +53,7 @@ class RecipesFile(_Strict):
 
 class LevelFile(_Strict):
     schema_: Literal["mindagent/level@1"] = Field(alias="schema")
-    name: Name = Field(min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9-]*(_[0-9]+)?$")
+    name: Name = Field(min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
     dishes: list[Name] = Field(min_length=1)
     kitchen: list[Name] = Field(min_length=2)
     kitchen_fixed: list[Name] | None = Field(

@@ -9,7 +9,7 @@ from rich.console import Console
 
 from cuisineworld import Level, LevelFileError, load_level
 
-err = Console(stderr=True)
+err = Console(stderr=True, soft_wrap=True, highlight=False)
 
 
 def level_or_exit(name: str, rules: str = "reference", recipes: Path | None = None) -> Level:

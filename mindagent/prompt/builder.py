@@ -37,16 +37,19 @@ class PromptConfig:
 
 def format_turn(step: int, state: str, feedback: Sequence[str] | None, head_chef: Sequence[str] = (),
                 people: Sequence[str] = ()) -> str:
-    """One user turn: what happened last step, what the head chef says, and the state now."""
-    parts = [f"Step {step}."]
+    """One user turn: what happened last step, what the head chef says, and the state now.
+
+    `step` is already in the state text; it is accepted so callers need not know that.
+    """
+    parts = []
     if feedback is not None:
-        parts.append("Feedback from the last step:\n" + ("\n".join(f"- {line}" for line in feedback) if feedback else "- none"))
+        parts.append("Feedback: " + ("\n" + "\n".join(f"- {line}" for line in feedback) if feedback else "none"))
     if head_chef:
         parts.append("The head chef says:\n" + "\n".join(f"- {line}" for line in head_chef))
     if people:
         parts.append("\n".join(people))
     parts.append("State:\n" + state.rstrip("\n"))
-    return "\n\n".join(parts)
+    return "\n".join(parts)
 
 
 def system_text(parts: PromptParts, config: PromptConfig, demo: Demo | None) -> str:

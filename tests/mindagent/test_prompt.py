@@ -58,7 +58,7 @@ ABLATIONS = {
     "knowledge": (replace(PromptConfig(), knowledge=False), "Hints:"),
     "recipes": (replace(PromptConfig(), recipes=False), "Recipes (product"),
     "instructions": (replace(PromptConfig(), instructions=False), "Commands (write them"),
-    "feedback": (replace(PromptConfig(), feedback=False), "Feedback from the last step"),
+    "feedback": (replace(PromptConfig(), feedback=False), "Feedback:"),
 }
 
 
