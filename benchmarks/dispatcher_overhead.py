@@ -48,7 +48,7 @@ def measure(level: str, agents: int, steps: int, count: Callable[[str], int]) ->
     memory = Memory(config.memory)
     rng = random.Random(0)
     feedback: list[str] = []
-    costs, shares = [], []
+    costs, shares, totals = [], [], []
     while not session.done:
         commands = [rng.choice(session.legal_commands(a)) for a in range(agents)]
         answer = "Sure, here is the plan:\n***\n" + "\n".join(f"{i + 1}. {c}" for i, c in enumerate(commands)) + "\n***"
@@ -61,10 +61,11 @@ def measure(level: str, agents: int, steps: int, count: Callable[[str], int]) ->
         static = count("".join(m.content for m in messages[: end + 1]))
         total = static + count("".join(m.content for m in messages[end + 1:]))
         shares.append(static / total)
+        totals.append(total)
         feedback = list(session.step_now(found).notes)
         memory.push(shown, "\n".join(found))
     return {"p50_ms": statistics.median(costs) * 1e3, "max_ms": max(costs) * 1e3,
-            "share_min": min(shares), "share_mean": statistics.fmean(shares)}
+            "share_min": min(shares), "share_mean": statistics.fmean(shares), "tokens": statistics.fmean(totals)}
 
 
 def main() -> None:
@@ -74,11 +75,11 @@ def main() -> None:
     args = parser.parse_args()
     name, count = tokenizer()
     print(f"{args.level}, {args.steps} steps, full prompt (demo full, memory 2); tokens by {name}")
-    print("| agents | overhead p50 | overhead max | static prefix share (min / mean) |")
-    print("|---|---|---|---|")
+    print("| agents | overhead p50 | overhead max | static prefix share (min / mean) | prompt tokens per step |")
+    print("|---|---|---|---|---|")
     for agents in (2, 4):
         r = measure(args.level, agents, args.steps, count)
-        print(f"| {agents} | {r['p50_ms']:.3f} ms | {r['max_ms']:.3f} ms | {r['share_min']:.1%} / {r['share_mean']:.1%} |")
+        print(f"| {agents} | {r['p50_ms']:.3f} ms | {r['max_ms']:.3f} ms | {r['share_min']:.1%} / {r['share_mean']:.1%} | {r['tokens']:,.0f} |")
 
 
 if __name__ == "__main__":

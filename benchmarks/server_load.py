@@ -1,0 +1,125 @@
+"""Game-server load: N real-time rooms on one server, tick lag p50/p99 against N.
+
+Each room runs CuisineWorld with the built-in planner as its dispatcher (or `--model random`) and
+steps every `--tick` seconds; one spectator per room is connected over a real websocket from a
+separate process, so every step is also encoded and sent. A tick's lag is how late the room's
+clock job started against its schedule. Target: 100 rooms at 2 ticks/s with p99 lag under 50 ms.
+
+    python benchmarks/server_load.py [--rooms 1,10,50,100] [--tick 0.5] [--seconds 20] [--no-clients]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import multiprocessing as mp
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from mindagent.server import GameServer, RoomSettings, ServerConfig
+from mindagent.setup_run import GameSpec
+
+
+def spectators(url: str, rooms: list[str], stop: "mp.synchronize.Event", ready: "mp.synchronize.Event") -> None:
+    """In a child process: one websocket per room, joined as spectator, reading everything."""
+    from websockets.asyncio.client import connect
+
+    async def watch(room: str, counter: list[int]) -> None:
+        async with connect(url, max_size=None) as ws:
+            await ws.send(json.dumps({"v": 1, "type": "join", "room": room, "role": "spectator"}))
+            async for _ in ws:
+                counter[0] += 1
+
+    async def main() -> None:
+        counter = [0]
+        tasks = [asyncio.create_task(watch(room, counter)) for room in rooms]
+        await asyncio.sleep(1.0)
+        ready.set()
+        while not stop.is_set():
+            await asyncio.sleep(0.2)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    asyncio.run(main())
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+async def run(n: int, args: argparse.Namespace, folder: Path) -> dict[str, float]:
+    config = ServerConfig(port=0, model=args.model, model_why="benchmark", tick=args.tick, startup=None,
+                          recordings=folder / f"n{n}", rate=1000, burst=1000)
+    async with GameServer(config) as server:
+        rooms = []
+        for _ in range(n):
+            settings = RoomSettings(GameSpec(args.level, args.agents, 1.0, 0, "reference", 100_000), args.model,
+                                    "benchmark", "realtime", args.tick, 30.0, True)
+            rooms.append(await server.registry.create(settings))
+        spawn = mp.get_context("spawn")
+        stop, ready = spawn.Event(), spawn.Event()
+        child = None
+        if args.clients:
+            child = spawn.Process(target=spectators, args=(server.ws_url, [r.id for r in rooms], stop, ready))
+            child.start()
+            while not ready.is_set():
+                await asyncio.sleep(0.1)
+        for room in rooms:
+            room.start()
+        await asyncio.sleep(args.warmup)
+        for room in rooms:
+            room.lags.clear()
+        ticks0 = sum(r.ticks for r in rooms)
+        cpu0, wall0 = time.process_time(), time.perf_counter()
+        await asyncio.sleep(args.seconds)
+        cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
+        ticks = sum(r.ticks for r in rooms) - ticks0
+        lags = [lag * 1000 for r in rooms for lag in r.lags]
+        steps = sum(r.session.step_index for r in rooms)
+        if child is not None:
+            stop.set()
+            await asyncio.to_thread(child.join, 10)
+    expected = n * wall / args.tick
+    return {"rooms": n, "ticks": ticks, "expected": expected, "rate": ticks / wall, "p50": percentile(lags, 0.5),
+            "p99": percentile(lags, 0.99), "max": max(lags, default=float("nan")),
+            "mean": statistics.fmean(lags) if lags else float("nan"), "cpu": 100 * cpu / wall, "steps": steps}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rooms", default="1,10,50,100", help="comma-separated room counts")
+    parser.add_argument("--tick", type=float, default=0.5, help="seconds per step in every room")
+    parser.add_argument("--seconds", type=float, default=20.0, help="measured time per room count")
+    parser.add_argument("--warmup", type=float, default=3.0)
+    parser.add_argument("--model", default="planner", help="planner or random")
+    parser.add_argument("--agents", type=int, default=4)
+    parser.add_argument("--level", default="level_3")
+    parser.add_argument("--no-clients", dest="clients", action="store_false", help="no spectator websockets")
+    args = parser.parse_args()
+    counts = [int(x) for x in args.rooms.split(",") if x.strip()]
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in counts:
+            print(f"measuring {n} room(s)...", file=sys.stderr, flush=True)
+            results.append(asyncio.run(run(n, args, Path(tmp))))
+    print(f"\n{args.level}, {args.agents} agents, dispatcher {args.model}, a tick every {args.tick:g}s "
+          f"({1 / args.tick:g} ticks/s per room), {args.seconds:g}s measured, "
+          f"{'one spectator websocket per room' if args.clients else 'no clients'}\n")
+    print("| rooms | ticks run / scheduled | ticks/s (all rooms) | lag p50 (ms) | lag p99 (ms) | lag max (ms) "
+          "| server CPU |")
+    print("|---:|---:|---:|---:|---:|---:|---:|")
+    for r in results:
+        print(f"| {r['rooms']} | {r['ticks']} / {r['expected']:.0f} | {r['rate']:.1f} | {r['p50']:.2f} | "
+              f"{r['p99']:.2f} | {r['max']:.2f} | {r['cpu']:.0f} % |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,146 @@
+"""The game server: one process, one port, many rooms. Wiring, start and stop.
+
+Example::
+
+    server = GameServer(ServerConfig(port=0, model="planner", model_why="tests"))
+    await server.start()              # binds 127.0.0.1, opens the start-up room
+    print(server.url, server.admin_token)
+    ...
+    await server.stop()
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import timezone
+from pathlib import Path
+from typing import Any, Literal
+
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from websockets.asyncio.server import Server, ServerConnection, serve
+
+from mindagent.brains import Brain
+from mindagent.prompt.builder import PromptConfig
+from mindagent.server.connection import Connection
+from mindagent.server.http import StaticSite
+from mindagent.server.protocol import HARD_FRAME_BYTES, VERSION
+from mindagent.server.ratelimit import DEFAULT_CAPACITY, DEFAULT_RATE
+from mindagent.server.room import Room, RoomSettings
+from mindagent.server.rooms import RoomRegistry
+from mindagent.setup_run import GameSpec, make_brain
+
+log = logging.getLogger(__name__)
+
+#: Simultaneous websocket connections; more are turned away with 503 before the handshake.
+MAX_CONNECTIONS = 2000
+
+
+@dataclass
+class ServerConfig:
+    """Everything `mindagent serve` decides. `startup` is the room opened at start (None: none)."""
+
+    host: str = "127.0.0.1"
+    port: int = 8765
+    model: str = "planner"
+    model_why: str = "given on the command line"
+    mode: Literal["realtime", "turns"] = "realtime"
+    tick: float = 1.0
+    turn_timeout: float = 30.0
+    recordings: Path = Path("recordings/rooms")
+    admin_token: str | None = None
+    startup: GameSpec | None = field(default_factory=lambda: GameSpec("level_3", 4, 1.0))
+    startup_public: bool = True
+    prompt: PromptConfig = field(default_factory=PromptConfig)
+    repair: int = 0
+    rate: float = DEFAULT_RATE
+    burst: float = DEFAULT_CAPACITY
+    max_connections: int = MAX_CONNECTIONS
+    brain_options: dict[str, Any] = field(default_factory=dict)  # base_url, model_path, temperature...
+
+
+class GameServer:
+    """Serves the page on ``/`` and the protocol on ``/ws`` of one port."""
+
+    def __init__(self, config: ServerConfig, brain_factory: Callable[[str], Brain] | None = None) -> None:
+        self.config = config
+        self.admin_token = config.admin_token or secrets.token_urlsafe(18)
+        self.scheduler = AsyncIOScheduler(timezone=timezone.utc)
+        factory = brain_factory or (lambda model: make_brain(model, **config.brain_options))
+        self.registry = RoomRegistry(self.scheduler, config.recordings, factory, self.admin_token)
+        self.site = StaticSite(self._health)
+        self.startup_room: Room | None = None
+        self.connections: set[Connection] = set()
+        self._server: Server | None = None
+
+    async def start(self) -> None:
+        """Start the clock and the listener, then open the start-up room (raises if its model fails)."""
+        self.scheduler.start()
+        self._server = await serve(
+            self._handle, self.config.host, self.config.port, process_request=self._process_request,
+            max_size=HARD_FRAME_BYTES, max_queue=32, ping_interval=20, ping_timeout=20, close_timeout=5,
+            server_header="mindagent")
+        if self.config.startup is not None:
+            settings = RoomSettings(self.config.startup, self.config.model, self.config.model_why, self.config.mode,
+                                    self.config.tick, self.config.turn_timeout, self.config.startup_public,
+                                    self.config.prompt, self.config.repair)
+            self.startup_room = await self.registry.create(settings)
+        log.info("serving on %s", self.url)
+
+    async def stop(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            await self._server.wait_closed()
+            self._server = None
+        if self.scheduler.running:
+            self.scheduler.shutdown(wait=False)
+        await self.registry.close_all()
+
+    async def serve_forever(self) -> None:
+        await self.start()
+        try:
+            await asyncio.Future()
+        finally:
+            await self.stop()
+
+    async def __aenter__(self) -> "GameServer":
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    @property
+    def port(self) -> int:
+        if self._server is None:
+            return self.config.port
+        return int(next(iter(self._server.sockets)).getsockname()[1])
+
+    @property
+    def url(self) -> str:
+        host = self.config.host if ":" not in self.config.host else f"[{self.config.host}]"
+        return f"http://{host}:{self.port}/"
+
+    @property
+    def ws_url(self) -> str:
+        return self.url.replace("http://", "ws://", 1) + "ws"
+
+    def _process_request(self, connection: ServerConnection, request: Any) -> Any:
+        if len(self.connections) >= self.config.max_connections and request.path.startswith("/ws"):
+            return connection.respond(503, "too many connections\n")
+        return self.site.process_request(connection, request)
+
+    async def _handle(self, ws: ServerConnection) -> None:
+        conn = Connection(ws, self)
+        self.connections.add(conn)
+        try:
+            await conn.serve()
+        finally:
+            self.connections.discard(conn)
+
+    def _health(self) -> dict[str, Any]:
+        return {"ok": True, "protocol": VERSION, "rooms": len(self.registry.rooms),
+                "connections": len(self.connections)}

@@ -1,0 +1,532 @@
+"""One room: a kitchen, its dispatcher, the people in it, and the clock that steps it.
+
+Real-time mode: the scheduler calls `tick` every ``tick`` seconds and every tick is a step. The
+dispatcher thinks in a task started right after each step; a decision that is not ready by the
+next tick leaves its agents idle for that step (model latency costs game time) and is used at the
+first tick after it arrives. People's commands queue for the next tick.
+
+Turn mode: a step happens as soon as every player has a command queued and the dispatcher has
+decided, or when the per-step timer runs out (checked on each tick).
+
+A room never dies of someone else's failure: a dispatcher or model exception becomes a
+``room_error`` event and an idle step for the dispatcher's agents.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from demos import Demo, DemoError
+from mindagent.brains import Brain, LLMBrain
+from mindagent.cuisine_session import CuisineSession
+from mindagent.dispatcher import Decision, Dispatcher
+from mindagent.memory import Memory
+from mindagent.prompt.builder import PromptConfig
+from mindagent.server import view
+from mindagent.server.episode_log import EpisodeLog
+from mindagent.server.protocol import QUESTIONNAIRE, ProtocolError, server_message
+from mindagent.setup_run import GameSpec, pick_demo
+
+log = logging.getLogger(__name__)
+
+Role = Literal["player", "head_chef", "spectator"]
+Status = Literal["waiting", "running", "finished"]
+#: A dispatcher call that takes longer than this is abandoned (its agents stay idle meanwhile).
+DECISION_TIMEOUT_S = 120.0
+#: Head-chef lines and room errors kept for the page.
+HISTORY = 8
+#: The same room error is said again only after this many seconds (a dead model fails every step).
+ERROR_REPEAT_S = 10.0
+
+
+class Member(Protocol):
+    """Someone in a room: a websocket connection, or a test double. `push` must not block."""
+
+    name: str
+
+    def push(self, message: dict[str, Any]) -> None: ...
+
+
+@dataclass
+class Seat:
+    role: Role
+    agent: int | None = None
+
+
+@dataclass
+class RoomSettings:
+    """How a room plays. Example: ``RoomSettings(GameSpec("level_3", 4), "planner", "chosen at creation")``."""
+
+    spec: GameSpec
+    model: str
+    model_why: str
+    mode: Literal["realtime", "turns"] = "realtime"
+    tick: float = 1.0
+    turn_timeout: float = 30.0
+    public: bool = False
+    prompt: PromptConfig = field(default_factory=PromptConfig)
+    repair: int = 0
+    decision_timeout: float = DECISION_TIMEOUT_S
+
+    def describe(self) -> dict[str, Any]:
+        s = self.spec
+        return {"level": s.level, "agents": s.agents, "tau": s.tau, "seed": s.seed, "mode": self.mode,
+                "tick": self.tick, "turn_timeout": self.turn_timeout, "public": self.public}
+
+
+@dataclass
+class _Ready:
+    decision: Decision
+    head_chef: list[str]
+
+
+class Room:
+    """Create with `Room(...)`, then ``await room.open()``; the registry ticks it."""
+
+    def __init__(self, room_id: str, secret: str | None, settings: RoomSettings, session: CuisineSession,
+                 brain: Brain, recordings: Path, clock: Callable[[], float] = time.time) -> None:
+        self.id = room_id
+        self.secret = secret
+        self.settings = settings
+        self.session = session
+        self.log = EpisodeLog(recordings, room_id)
+        self.memory = Memory(settings.prompt.memory)
+        self.status: Status = "waiting"
+        self.episode = 1
+        self.ticks = 0
+        self.lags: deque[float] = deque(maxlen=20_000)
+        self.errors: deque[str] = deque(maxlen=HISTORY)
+        self.chef_lines: deque[dict[str, Any]] = deque(maxlen=HISTORY)
+        self._clock = clock
+        self._origin = clock()
+        self._members: dict[Member, Seat] = {}
+        self._players: dict[int, Member] = {}
+        self._queued: dict[int, str] = {}
+        self._last_human: dict[int, tuple[str, bool, str | None]] = {}  # command, ok, why not
+        self._feedback: list[str] = []
+        self._last_step: dict[str, Any] | None = None
+        self._ready: _Ready | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._background: set[asyncio.Task[Any]] = set()
+        self._lock = asyncio.Lock()
+        self._deadline = 0.0
+        self._answered: set[Member] = set()
+        self._last_error_at = 0.0
+        self.set_brain(brain, settings.model, settings.model_why)
+
+    # ------------------------------------------------------------------ set-up
+    async def open(self) -> None:
+        await self.session.reset()
+
+    def set_brain(self, brain: Brain, model: str, why: str) -> None:
+        """Swap the dispatcher (the old decision in flight is dropped)."""
+        old = getattr(self, "dispatcher", None)
+        self._cancel_decision()
+        prompt = self.settings.prompt
+        demo = self._demo(prompt) if brain.needs_prompt else None
+        self.dispatcher = Dispatcher(brain, prompt, demo, repair=self.settings.repair)
+        self.settings.model, self.settings.model_why = model, why
+        if old is not None and old.brain is not brain and old.brain is not None:
+            self._spawn(old.brain.aclose())
+        if self.status == "running":
+            self._start_decision()
+
+    def _demo(self, prompt: PromptConfig) -> Demo | None:
+        try:
+            return pick_demo(self.session, prompt)
+        except DemoError as exc:  # no shipped demo fits: play on without the one-shot example
+            log.warning("room %s: no demo for the prompt (%s)", self.id, exc)
+            return None
+
+    def schedule(self, origin: float) -> None:
+        """The wall-clock time of the first tick; ticks fall every `settings.tick` after it."""
+        self._origin = origin
+
+    async def close(self) -> None:
+        """Stop thinking, close the recording (an unfinished episode gets a ``stopped`` line)."""
+        self._cancel_decision()
+        self.log.note("stopped", step=self.session.step_index)
+        for task in list(self._background):
+            task.cancel()
+        self.log.close()
+        brain = self.dispatcher.brain
+        if brain is not None:
+            await brain.aclose()
+
+    # ------------------------------------------------------------- membership
+    def join(self, member: Member, role: Role, agent: int | None = None, re: object = None) -> Seat:
+        """Seat `member` and greet it with `joined`; raises `ProtocolError` ("seat_taken", "invalid")."""
+        if role == "player":
+            if agent is None or not 0 <= agent < self.session.n_agents:
+                raise ProtocolError("invalid", f"pick an agent from 0 to {self.session.n_agents - 1}")
+            holder = self._players.get(agent)
+            if holder is not None and holder is not member:
+                raise ProtocolError("seat_taken", f"agent{agent} already has a player")
+        self.leave(member, quiet=True)
+        seat = Seat(role, agent if role == "player" else None)
+        self._members[member] = seat
+        if seat.agent is not None:
+            self._players[seat.agent] = member
+        self.log.note("seat", step=self.session.step_index, event="join", role=role, agent=seat.agent)
+        if role != "spectator" and self.status == "waiting":
+            self.start(announce=False)
+        member.push({**self.welcome(seat), **({"re": re} if re is not None else {})})
+        self._event(f"{member.name} joined as {self._role_text(seat)}")
+        self.broadcast_state()
+        return seat
+
+    def leave(self, member: Member, quiet: bool = False) -> None:
+        seat = self._members.pop(member, None)
+        if seat is None:
+            return
+        if seat.agent is not None and self._players.get(seat.agent) is member:
+            del self._players[seat.agent]
+            self._queued.pop(seat.agent, None)
+        self.log.note("seat", step=self.session.step_index, event="leave", role=seat.role, agent=seat.agent)
+        if not quiet:
+            self._event(f"{member.name} left ({self._role_text(seat)})")
+            self.broadcast_state()
+
+    def seat_of(self, member: Member) -> Seat:
+        seat = self._members.get(member)
+        if seat is None:
+            raise ProtocolError("no_room", "join a room first")
+        return seat
+
+    @property
+    def members(self) -> int:
+        return len(self._members)
+
+    @property
+    def human_agents(self) -> list[int]:
+        return sorted(self._players)
+
+    # ------------------------------------------------------------ people's input
+    def queue_command(self, member: Member, text: str) -> int:
+        """Queue a player's command for the next step; returns that step's index."""
+        seat = self.seat_of(member)
+        if seat.role != "player" or seat.agent is None:
+            raise ProtocolError("forbidden", "only players command agents; join as a player")
+        if self.status != "running":
+            raise ProtocolError("bad_state", f"the room is {self.status}")
+        command = view.read_command(self.session, text)
+        if isinstance(command, str):
+            raise ProtocolError("bad_command", command)
+        if command.agent != seat.agent:
+            raise ProtocolError("forbidden", f"you control agent{seat.agent}; agent{command.agent} is not yours")
+        self._queued[seat.agent] = str(command)
+        if self.settings.mode == "turns":
+            self._kick()
+        return self.session.step_index
+
+    def instruct(self, member: Member, text: str) -> None:
+        """A head chef's instruction, shown to the dispatcher at its next decision."""
+        if self.seat_of(member).role != "head_chef":
+            raise ProtocolError("forbidden", "only the head chef gives instructions; join as head_chef")
+        line = " ".join(text.split())  # one line: no fake prompt sections
+        if not line:
+            raise ProtocolError("invalid", "an instruction needs some text")
+        self.session.add_instruction(line)
+        self.chef_lines.append({"step": self.session.step_index, "text": line})
+        self.log.note("head_chef", step=self.session.step_index, text=line)
+        self.broadcast(server_message("event", room=self.id, text=f"head chef: {line}"))
+
+    def answer(self, member: Member, answers: dict[str, int], comment: str) -> None:
+        """Store one questionnaire with the episode's recording (once per person per episode)."""
+        seat = self.seat_of(member)
+        if self.status != "finished":
+            raise ProtocolError("bad_state", "the questionnaire opens when the episode is over")
+        if member in self._answered:
+            raise ProtocolError("bad_state", "you already answered for this episode")
+        self._answered.add(member)
+        self.log.questionnaire(episode=self.episode, role=seat.role, agent=seat.agent, answers=answers,
+                               comment=comment.strip(), model=self.settings.model, agents=self.session.n_agents)
+
+    # ---------------------------------------------------------------- episode
+    def start(self, announce: bool = True) -> None:
+        if self.status != "waiting":
+            return
+        self.status = "running"
+        if not self.log.open:
+            spec = self.settings.spec
+            self.log.start(self.episode, {
+                **spec.header(), "max_steps": self.session.max_steps, "model": self.settings.model,
+                "prompt": self.settings.prompt.to_dict(), "repair": self.settings.repair,
+                "generator_state": getattr(getattr(self.session, "world", None), "episode_start_state", None),
+                "episode": self.episode, "room": self.id, **{k: v for k, v in self.settings.describe().items()
+                                                             if k in ("mode", "tick", "turn_timeout")},
+            })
+        self._deadline = self._clock() + self.settings.turn_timeout
+        self._start_decision()
+        if announce:
+            self.broadcast_state()
+
+    async def restart(self) -> None:
+        """The next episode in the same room; people keep their seats."""
+        async with self._lock:
+            self._cancel_decision()
+            if self.log.open:
+                c = self.session.counts
+                self.log.end(c.completed, c.failed, c.active, self.session.step_index)
+            await self.session.reset()
+            policy = getattr(self.dispatcher.brain, "policy", None)
+            if policy is not None and hasattr(policy, "reset"):
+                policy.reset(self.session)
+            self.episode += 1
+            self.memory.clear()
+            self._feedback, self._queued, self._last_human = [], {}, {}
+            self._last_step, self._ready = None, None
+            self._answered.clear()
+            self.status = "waiting"
+        if any(seat.role != "spectator" for seat in self._members.values()):
+            self.start()
+        else:
+            self.broadcast_state()
+
+    def _finish(self) -> None:
+        c = self.session.counts
+        self.log.end(c.completed, c.failed, c.active, self.session.step_index)
+        self._cancel_decision()
+        self.status = "finished"
+        self.broadcast(server_message(
+            "episode_over", room=self.id, episode=self.episode,
+            counts={"completed": c.completed, "failed": c.failed, "active": c.active},
+            score=view.collaboration_score(c.completed, c.failed, c.active),
+            questionnaire=list(QUESTIONNAIRE), recording=self.log.path.name if self.log.path else None))
+
+    # ------------------------------------------------------------------ clock
+    async def tick(self) -> None:
+        """Called by the scheduler every `settings.tick` seconds; never raises."""
+        now = self._clock()
+        self.lags.append(max(0.0, (now - self._origin) % self.settings.tick))
+        if self.status != "running":
+            return
+        self.ticks += 1
+        try:
+            await self.step(force=self.settings.mode == "realtime" or now >= self._deadline)
+        except Exception as exc:  # noqa: BLE001 - a bug in one step must not stop the room's clock
+            log.exception("room %s: step failed", self.id)
+            self._room_error(f"the step failed on the server: {type(exc).__name__}")
+
+    async def step(self, force: bool = True) -> bool:
+        """One joint step from people's queued commands and the dispatcher's ready decision.
+
+        Without `force` (turn mode) the step only happens if everyone is ready. Returns whether a
+        step happened.
+        """
+        async with self._lock:
+            if self.status != "running" or self.session.done or not (force or self._turn_ready()):
+                return False
+            t = self.session.step_index
+            state = self.session.state_text()
+            ready, self._ready = self._ready, None
+            commands, actors = self._joint_commands(ready)
+            result = await self.session.step(commands)
+            self._feedback = list(result.notes)
+            if ready is not None and ready.decision.shown:
+                self.memory.push(ready.decision.shown, "\n".join(ready.decision.commands))
+            decision = Decision(commands, result.verdicts, ready.decision.calls if ready else [],
+                                ready.decision.shown if ready else "")
+            self.log.step(t, state, ready.head_chef if ready else [], decision, result, self.session, actors)
+            self._remember(t, result, actors)
+            if self.session.done:
+                self._finish()
+            else:
+                self._deadline = self._clock() + self.settings.turn_timeout
+                self._start_decision()
+        self.broadcast_state()
+        return True
+
+    def _joint_commands(self, ready: _Ready | None) -> tuple[list[str], list[str]]:
+        human = {a: c for a, c in self._queued.items() if a in self._players}
+        self._queued.clear()
+        machine: dict[int, str] = {}
+        for command in ready.decision.commands if ready else []:
+            a = view.agent_of(command)
+            if a is not None and a not in self._players and a not in machine:
+                machine[a] = command
+        commands, actors = [], []
+        for a in range(self.session.n_agents):
+            if a in human:
+                commands.append(human[a])
+                actors.append("human")
+            elif a in machine:
+                commands.append(machine[a])
+                actors.append("dispatcher")
+            else:
+                commands.append(view.idle_command(a))
+                actors.append("human_idle" if a in self._players else "dispatcher_idle")
+        return commands, actors
+
+    def _remember(self, t: int, result: Any, actors: list[str]) -> None:
+        actions = []
+        for a, (verdict, actor) in enumerate(zip(result.verdicts, actors, strict=True)):
+            actions.append({"agent": a, "command": verdict.command, "ok": verdict.ok, "reason": verdict.text,
+                            "by": actor.split("_")[0], "idle": actor.endswith("_idle")})
+            if actor == "human":
+                self._last_human[a] = (verdict.command, verdict.ok, verdict.text)
+            elif actor == "human_idle":
+                self._last_human[a] = ("nothing (no command in time)", True, None)
+        self._last_step = {"step": t, "actions": actions, "feedback": list(result.notes),
+                           "completed": list(result.completed), "failed": list(result.failed)}
+
+    def _turn_ready(self) -> bool:
+        if any(a not in self._queued for a in self._players):
+            return False
+        if len(self._players) == self.session.n_agents or self._ready is not None:
+            return True
+        return self._task is None or self._task.done()  # the dispatcher failed or has nothing to do
+
+    def _kick(self) -> None:
+        """Turn mode: step now if everyone is ready (only when a person is waiting on it)."""
+        if self.settings.mode == "turns" and self._players and self.status == "running" and self._turn_ready():
+            self._spawn(self.step(force=False))
+
+    # ------------------------------------------------------------- dispatcher
+    def _start_decision(self) -> None:
+        if self.status != "running" or self.session.done or self.dispatcher.brain is None:
+            return
+        if self._task is not None and not self._task.done():
+            return  # still thinking about an earlier step: one call in flight per room
+        if len(self._players) < self.session.n_agents:
+            self._task = asyncio.get_running_loop().create_task(self._decide())
+
+    async def _decide(self) -> None:
+        """Read the kitchen as it is when the task runs (people may have joined since it was started)."""
+        controlled = [a for a in range(self.session.n_agents) if a not in self._players]
+        if not controlled or self.status != "running":
+            return
+        head_chef = self.session.pending_instructions()
+        try:
+            thinking = self.dispatcher.decide(self.session, self.memory, list(self._feedback), head_chef, controlled,
+                                              self._people_lines())
+            if isinstance(self.dispatcher.brain, LLMBrain):
+                decision = await asyncio.wait_for(thinking, timeout=self.settings.decision_timeout)
+            else:  # a built-in policy answers at once; no timer task needed
+                decision = await thinking
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - model and dispatcher failures become a room error
+            log.warning("room %s: dispatcher failed: %r", self.id, exc)
+            for line in head_chef:  # not heard: keep them for the next decision
+                self.session.add_instruction(line)
+            self._room_error(f"the dispatcher failed ({type(exc).__name__}: {str(exc)[:200]}); "
+                             "its agents idle this step")
+            self._kick()
+            return
+        failed = [c.error for c in decision.calls if c.error]
+        if failed:
+            self._room_error(f"model call failed: {failed[-1][:200]}")
+        self._ready = _Ready(decision, head_chef)
+        self._kick()
+
+    def _cancel_decision(self) -> None:
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+        self._task = None
+        self._ready = None
+
+    def _people_lines(self) -> list[str]:
+        if not self._players:
+            return []
+        lines = ["People in the kitchen (do not command their agents; work with them):"]
+        for a in sorted(self._players):
+            last = self._last_human.get(a)
+            if last is None:
+                did = "nothing yet"
+            else:
+                did = last[0] if last[0].startswith("nothing") else \
+                    f"{last[0]} ({'done' if last[1] else 'refused: ' + (last[2] or 'no reason given')})"
+            lines.append(f"- agent{a} is played by a person. Last step it did: {did}")
+        return lines
+
+    # ------------------------------------------------------------- messages
+    def broadcast(self, message: dict[str, Any]) -> None:
+        for member in list(self._members):
+            member.push(message)
+
+    def broadcast_state(self) -> None:
+        shared = self.state()
+        for member, seat in list(self._members.items()):
+            member.push(server_message("state", **shared, you=self.you(seat)))
+
+    def state(self) -> dict[str, Any]:
+        c = self.session.counts
+        now = self._clock()
+        if self.settings.mode == "realtime":
+            next_in = self.settings.tick - ((now - self._origin) % self.settings.tick)
+        else:
+            next_in = max(0.0, self._deadline - now)
+        return {
+            "room": self.id, "status": self.status, "episode": self.episode, **self.settings.describe(),
+            "step": self.session.step_index, "max_steps": self.session.max_steps, "ticks": self.ticks,
+            "next_step_in": round(next_in, 3) if self.status == "running" else None,
+            **view.kitchen_view(self.session),
+            "controllers": ["human" if a in self._players else "dispatcher" for a in range(self.session.n_agents)],
+            "last_step": self._last_step,
+            "counts": {"completed": c.completed, "failed": c.failed, "active": c.active},
+            "score": view.collaboration_score(c.completed, c.failed, c.active),
+            "dispatcher": self.dispatcher_info(),
+            "head_chef": list(self.chef_lines), "errors": list(self.errors),
+            "people": self._people_count(),
+        }
+
+    def you(self, seat: Seat) -> dict[str, Any]:
+        out: dict[str, Any] = {"role": seat.role, "agent": seat.agent}
+        if seat.agent is not None:
+            playing = self.status == "running" and not self.session.done
+            out["legal"] = self.session.legal_commands(seat.agent) if playing else []
+            out["queued"] = self._queued.get(seat.agent)
+        return out
+
+    def dispatcher_info(self) -> dict[str, Any]:
+        brain = self.dispatcher.brain
+        return {"model": self.settings.model, "why": self.settings.model_why,
+                "name": brain.name if brain is not None else None,
+                "thinking": isinstance(brain, LLMBrain) and self._task is not None and not self._task.done()}
+
+    def summary(self) -> dict[str, Any]:
+        """One line of the room list."""
+        c = self.session.counts
+        return {"room": self.id, **self.settings.describe(), "status": self.status, "step": self.session.step_index,
+                "max_steps": self.session.max_steps, "players": self.human_agents, "people": self._people_count(),
+                "model": self.settings.model, "score": view.collaboration_score(c.completed, c.failed, c.active)}
+
+    def welcome(self, seat: Seat) -> dict[str, Any]:
+        """The `joined` message: static level data plus the first state."""
+        return server_message("joined", room=self.id, role=seat.role, agent=seat.agent,
+                              **view.level_view(self.session), questionnaire=list(QUESTIONNAIRE),
+                              state={**self.state(), "you": self.you(seat)})
+
+    def _people_count(self) -> dict[str, int]:
+        roles = [s.role for s in self._members.values()]
+        return {r: roles.count(r) for r in ("player", "head_chef", "spectator")}
+
+    def _role_text(self, seat: Seat) -> str:
+        return f"player of agent{seat.agent}" if seat.role == "player" else seat.role.replace("_", " ")
+
+    def _event(self, text: str) -> None:
+        log.info("room %s: %s", self.id, text)
+        self.broadcast(server_message("event", room=self.id, text=text))
+
+    def _room_error(self, text: str) -> None:
+        """Tell the room (the same error again within `ERROR_REPEAT_S` is only logged and recorded)."""
+        self.log.note("room_error", step=self.session.step_index, text=text)
+        now = self._clock()
+        if self.errors and self.errors[-1] == text and now - self._last_error_at < ERROR_REPEAT_S:
+            return
+        self._last_error_at = now
+        self.errors.append(text)
+        self.broadcast(server_message("room_error", room=self.id, step=self.session.step_index, message=text))
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)

@@ -1,0 +1,140 @@
+"""The room registry: creating rooms, the admin token and room secrets, and each room's clock job.
+
+Admin-only: creating rooms, changing a room's model, seeing private rooms in the list. Joining a
+private room needs its secret (given to its creator); public rooms (the one `mindagent serve`
+opens at start-up, unless told otherwise) need none. Tokens are compared in constant time.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import secrets
+from collections.abc import Callable
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+from apscheduler.triggers.interval import IntervalTrigger
+
+from mindagent.brains import Brain
+from mindagent.cuisine_session import CuisineSession
+from mindagent.server.protocol import ProtocolError
+from mindagent.server.room import Room, RoomSettings
+from mindagent.setup_run import make_session
+
+log = logging.getLogger(__name__)
+
+#: Rooms one server hosts at most (each holds a kitchen, a dispatcher and a clock job).
+MAX_ROOMS = 500
+#: Spreads the rooms' ticks over the tick interval so they do not all fire at once.
+_GOLDEN = 0.6180339887498949
+
+BrainFactory = Callable[[str], Brain]
+SessionFactory = Callable[[RoomSettings], CuisineSession]
+
+
+def same_secret(given: str | None, expected: str | None) -> bool:
+    """Constant-time comparison; a missing token never matches."""
+    if not given or not expected:
+        return False
+    return hmac.compare_digest(given.encode("utf-8"), expected.encode("utf-8"))
+
+
+class RoomRegistry:
+    """All rooms of one server. Example::
+
+        registry = RoomRegistry(scheduler, Path("recordings/rooms"), make_brain_for)
+        room = await registry.create(RoomSettings(GameSpec("level_3", 4), "planner", "default"))
+    """
+
+    def __init__(self, scheduler: AsyncIOScheduler, recordings: Path, brain_factory: BrainFactory,
+                 admin_token: str | None = None, session_factory: SessionFactory | None = None,
+                 max_rooms: int = MAX_ROOMS) -> None:
+        self.scheduler = scheduler
+        self.recordings = recordings
+        self.brain_factory = brain_factory
+        self.session_factory = session_factory or (lambda settings: make_session(settings.spec))
+        self.admin_token = admin_token or secrets.token_urlsafe(18)
+        self.max_rooms = max_rooms
+        self.rooms: dict[str, Room] = {}
+        self._created = 0
+
+    # ------------------------------------------------------------------- auth
+    def is_admin(self, token: str | None) -> bool:
+        return same_secret(token, self.admin_token)
+
+    def require_admin(self, token: str | None) -> None:
+        if not self.is_admin(token):
+            raise ProtocolError("unauthorized", "this needs the admin token printed when the server started")
+
+    def get(self, room_id: str) -> Room:
+        room = self.rooms.get(room_id)
+        if room is None:
+            raise ProtocolError("no_room", f"no room {room_id[:40]!r}")
+        return room
+
+    def authorize(self, room: Room, secret: str | None, admin_token: str | None = None) -> None:
+        """Joining: a public room, the room's secret, or the admin token."""
+        if room.secret is None or same_secret(secret, room.secret) or self.is_admin(admin_token):
+            return
+        raise ProtocolError("unauthorized", "wrong or missing room secret")
+
+    # ------------------------------------------------------------------ rooms
+    def make_brain(self, model: str) -> Brain:
+        try:
+            return self.brain_factory(model)
+        except Exception as exc:  # noqa: BLE001 - any failure to build one is the caller's bad spec
+            log.warning("cannot build dispatcher %r: %r", model, exc)
+            raise ProtocolError("bad_model", f"cannot use model {model[:80]!r}: {str(exc)[:200]}") from None
+
+    async def create(self, settings: RoomSettings, brain: Brain | None = None) -> Room:
+        """Build, open and schedule a room; its secret is None for a public room."""
+        if len(self.rooms) >= self.max_rooms:
+            raise ProtocolError("bad_state", f"this server hosts at most {self.max_rooms} rooms")
+        try:
+            session = self.session_factory(settings)
+        except (ValueError, OSError) as exc:
+            raise ProtocolError("invalid", f"cannot make that kitchen: {str(exc)[:200]}") from None
+        brain = brain if brain is not None else self.make_brain(settings.model)
+        room_id = secrets.token_hex(4)
+        while room_id in self.rooms:
+            room_id = secrets.token_hex(4)
+        secret = None if settings.public else secrets.token_urlsafe(12)
+        room = Room(room_id, secret, settings, session, brain, self.recordings)
+        await room.open()
+        self.rooms[room_id] = room
+        self._schedule(room)
+        log.info("room %s: %s x%d, %s, model %s", room_id, settings.spec.level, settings.spec.agents,
+                 settings.mode, settings.model)
+        return room
+
+    def _schedule(self, room: Room) -> None:
+        interval = room.settings.tick
+        offset = ((self._created * _GOLDEN) % 1.0) * interval
+        self._created += 1
+        first = datetime.now(timezone.utc) + timedelta(seconds=interval + offset)
+        room.schedule(first.timestamp())
+        self.scheduler.add_job(room.tick, IntervalTrigger(seconds=interval, start_date=first, timezone=timezone.utc),
+                               id=f"room-{room.id}", max_instances=1, coalesce=True,
+                               misfire_grace_time=max(1, int(interval * 4)))
+
+    async def set_model(self, room: Room, model: str) -> None:
+        brain = self.make_brain(model)
+        room.set_brain(brain, model, "changed by the admin")
+        room.broadcast_state()
+
+    async def remove(self, room: Room) -> None:
+        self.rooms.pop(room.id, None)
+        job = self.scheduler.get_job(f"room-{room.id}")
+        if job is not None:
+            job.remove()
+        await room.close()
+
+    async def close_all(self) -> None:
+        for room in list(self.rooms.values()):
+            await self.remove(room)
+
+    def listing(self, admin: bool = False) -> list[dict[str, Any]]:
+        return [room.summary() for room in self.rooms.values() if admin or room.secret is None]

@@ -1,0 +1,432 @@
+// MindAgent kitchen page: speaks protocol v1 over /ws (see PROTOCOL.md). No framework, no CDN.
+// Every text from the server goes through textContent, never innerHTML.
+"use strict";
+
+const V = 1;
+const app = {
+  ws: null, seq: 0, room: null, role: null, agent: null, level: null, admin: "", secrets: {},
+  questionnaire: [], lastState: null, clockTimer: null, deadline: 0, tickLength: 1, surveyDone: false,
+};
+
+// ---------------------------------------------------------------- helpers
+const $ = (id) => document.getElementById(id);
+function el(tag, props = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (value === undefined || value === null) continue;
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else if (key.startsWith("data-")) node.setAttribute(key, value);
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node[key] = value;
+  }
+  for (const child of children) node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  return node;
+}
+function clear(node) { while (node.firstChild) node.removeChild(node.firstChild); return node; }
+function items(list) { return list && list.length ? list.join(" & ") : "nothing"; }
+function toast(text, kind = "error") {
+  const box = $("toast");
+  box.textContent = text;
+  box.className = "toast " + kind;
+  box.hidden = false;
+  clearTimeout(toast.timer);
+  toast.timer = setTimeout(() => { box.hidden = true; }, 4000);
+}
+function logEvent(text, kind = "") {
+  const list = $("events");
+  list.prepend(el("li", { class: kind, text }));
+  while (list.children.length > 30) list.removeChild(list.lastChild);
+}
+function label(command) {
+  // goto_agent0_storage0 -> "goto storage0"; get_agent0_tuna_storage0 -> "get tuna from storage0"
+  const parts = command.split("_");
+  const verb = parts[0];
+  if (verb === "noop") return "wait (noop)";
+  if (verb === "get" && parts.length === 4) return `get ${parts[2]} from ${parts[3]}`;
+  if (verb === "put" && parts.length === 4) return `put ${parts[2]} into ${parts[3]}`;
+  if (verb === "put") return `put into ${parts[parts.length - 1]}`;
+  return `${verb} ${parts.slice(2).join(" ")}`;
+}
+
+// ------------------------------------------------------------- connection
+function readFragment() {
+  const params = new URLSearchParams(location.hash.replace(/^#/, ""));
+  if (params.get("admin")) app.admin = params.get("admin");
+  if (params.get("room") && params.get("secret")) app.secrets[params.get("room")] = params.get("secret");
+  $("admin-token").value = app.admin;
+  if (app.admin) $("admin").open = true;
+}
+
+function send(message) {
+  if (!app.ws || app.ws.readyState !== WebSocket.OPEN) { toast("not connected"); return; }
+  app.ws.send(JSON.stringify({ v: V, id: ++app.seq, ...message }));
+}
+
+function connect() {
+  const scheme = location.protocol === "https:" ? "wss://" : "ws://";
+  const ws = new WebSocket(scheme + location.host + "/ws");
+  app.ws = ws;
+  ws.onopen = () => { $("conn").textContent = "connected"; $("conn").className = "pill on"; };
+  ws.onclose = () => {
+    $("conn").textContent = "disconnected, retrying…";
+    $("conn").className = "pill off";
+    setTimeout(connect, 2000);
+  };
+  ws.onmessage = (event) => {
+    let msg;
+    try { msg = JSON.parse(event.data); } catch { return; }
+    const handler = handlers[msg.type];
+    if (handler) handler(msg);
+  };
+}
+
+const handlers = {
+  welcome(msg) {
+    fillLevels(msg.levels || []);
+    renderRooms(msg.rooms || []);
+    if (app.room) rejoin();
+  },
+  rooms(msg) { renderRooms(msg.rooms || []); },
+  room_created(msg) {
+    if (msg.secret) app.secrets[msg.room] = msg.secret;
+    const link = msg.secret ? `${location.origin}/#room=${msg.room}&secret=${msg.secret}` : `${location.origin}/`;
+    $("create-result").textContent = `Room ${msg.room} created. Invite: ${link}`;
+    refreshRooms();
+  },
+  joined(msg) {
+    app.room = msg.room; app.role = msg.role; app.agent = msg.agent; app.level = msg;
+    app.questionnaire = msg.questionnaire || [];
+    app.surveyDone = false;
+    showGame(true);
+    renderStatic(msg);
+    renderState(msg.state);
+  },
+  left() { app.room = null; showGame(false); refreshRooms(); },
+  state(msg) { if (msg.room === app.room) renderState(msg); },
+  queued(msg) {
+    $("queued").textContent = `Queued: ${label(msg.command)}.`;
+    for (const b of document.querySelectorAll("#legal button[data-command]")) {
+      b.classList.toggle("chosen", b.dataset.command === msg.command);
+    }
+  },
+  event(msg) { logEvent(msg.text); },
+  room_error(msg) { logEvent(`step ${msg.step}: ${msg.message}`, "bad"); },
+  model_changed(msg) { logEvent(`dispatcher changed to ${msg.model}`); },
+  episode_over(msg) { showSurvey(msg); },
+  room_closed(msg) {
+    if (msg.room === app.room) { app.room = null; showGame(false); toast("the room was closed", "info"); }
+    refreshRooms();
+  },
+  ack(msg) {
+    if (msg.of === "questionnaire") { $("survey-note").textContent = "Thank you! Answers saved with the recording."; }
+    if (msg.of === "restart") { $("survey").hidden = true; }
+    if (msg.of === "set_model") { toast("dispatcher changed", "info"); refreshRooms(); }
+    if (msg.of === "close_room") { refreshRooms(); }
+  },
+  error(msg) { toast(`${msg.code}: ${msg.message}`); },
+  pong() {},
+};
+
+function rejoin() {
+  const agent = app.role === "player" ? app.agent : undefined;
+  send({ type: "join", room: app.room, role: app.role, agent, secret: app.secrets[app.room] || undefined });
+}
+
+// ------------------------------------------------------------------ lobby
+function fillLevels(levels) {
+  const select = clear($("create-level"));
+  for (const name of levels) select.append(el("option", { value: name, text: name, selected: name === "level_3" }));
+}
+
+function refreshRooms() { send({ type: "list_rooms", admin_token: app.admin || undefined }); }
+
+function renderRooms(rooms) {
+  const select = clear($("model-room"));
+  for (const r of rooms) select.append(el("option", { value: r.room, text: `${r.room} (${r.level}, ${r.model})` }));
+  const box = clear($("rooms"));
+  const known = new Set(rooms.map((r) => r.room));
+  for (const id of Object.keys(app.secrets)) {
+    if (!known.has(id)) rooms.push({ room: id, private_link: true });
+  }
+  if (!rooms.length) { box.append(el("p", { class: "muted", text: "No open rooms. An admin can create one below." })); return; }
+  rooms.forEach((room, index) => box.append(roomCard(room, index === 0)));
+}
+
+function roomCard(room, first) {
+  const card = el("div", { class: "card room" + (first ? " first" : ""), "data-room": room.room });
+  if (room.private_link) {
+    card.append(el("h3", { text: `Room ${room.room}` }), el("p", { class: "muted", text: "private room (invite link)" }));
+  } else {
+    card.append(
+      el("h3", { text: `${room.level} · ${room.agents} agents · tau ${room.tau}` }),
+      el("p", { class: "muted", text: `room ${room.room} · ${room.mode === "turns" ? "turns" : "real time, " + room.tick + "s a step"} · ` +
+        `${room.status} · step ${room.step}/${room.max_steps} · dispatcher ${room.model}` }),
+    );
+  }
+  const secretInput = el("input", { type: "password", placeholder: "room secret", size: 14, value: app.secrets[room.room] || "" });
+  const needsSecret = room.public === false || room.private_link;
+  const join = (role, agent) => {
+    const secret = secretInput.value.trim();
+    if (secret) app.secrets[room.room] = secret;
+    send({ type: "join", room: room.room, role, agent, secret: secret || undefined });
+  };
+  const buttons = el("div", { class: "buttons" });
+  const taken = new Set(room.players || []);
+  const n = room.agents || 0;
+  for (let a = 0; a < n; a++) {
+    buttons.append(el("button", {
+      id: first ? `join-player-${a}` : undefined, "data-join": `player-${a}`, disabled: taken.has(a),
+      text: taken.has(a) ? `agent${a} (taken)` : `Play agent${a}`, onclick: () => join("player", a),
+    }));
+  }
+  if (!n && room.private_link) {
+    buttons.append(el("button", { text: "Play agent0", onclick: () => join("player", 0) }));
+  }
+  buttons.append(
+    el("button", { class: "alt", "data-join": "head_chef", text: "Head chef", onclick: () => join("head_chef") }),
+    el("button", { class: "ghost", "data-join": "spectator", text: "Watch", onclick: () => join("spectator") }),
+  );
+  card.append(buttons);
+  if (needsSecret) card.append(el("form", { onsubmit: (e) => e.preventDefault() }, secretInput));
+  return card;
+}
+
+function showGame(on) {
+  $("lobby").hidden = on;
+  $("game").hidden = !on;
+  $("to-lobby").hidden = !on;
+  $("dispatcher").hidden = !on;
+  if (!on) { $("room-title").textContent = ""; $("survey").hidden = true; }
+}
+
+// ------------------------------------------------------------------- game
+function renderStatic(info) {
+  const who = app.role === "player" ? `you play agent${app.agent}` : app.role === "head_chef" ? "you are the head chef" : "watching";
+  $("room-title").textContent = `${info.level} · room ${info.room} · ${who}`;
+  const recipes = clear($("recipes"));
+  for (const r of info.recipes) {
+    recipes.append(el("li", {}, el("b", { text: r.product }), ` = ${r.ingredients.join(" + ")} in a ${r.tool}`));
+  }
+  $("controls").hidden = app.role !== "player";
+  $("chef").hidden = app.role !== "head_chef";
+  $("my-agent").textContent = app.agent === null ? "" : `agent${app.agent}`;
+  clear($("events"));
+}
+
+function renderState(s) {
+  app.lastState = s;
+  $("step").textContent = s.step;
+  $("max-steps").textContent = s.max_steps;
+  $("completed").textContent = s.counts.completed;
+  $("failed").textContent = s.counts.failed;
+  $("active").textContent = s.counts.active;
+  $("score").textContent = s.score === null ? "–" : s.score.toFixed(2);
+  const d = s.dispatcher;
+  $("dispatcher").textContent = `Dispatcher: ${d.model}${d.thinking ? " (thinking…)" : ""}`;
+  $("dispatcher").title = d.why;
+  $("status-line").textContent = statusLine(s);
+  renderOrders(s.orders);
+  renderAgents(s);
+  renderKitchen(s.locations);
+  renderLastStep(s.last_step);
+  renderChefLines(s.head_chef);
+  renderControls(s);
+  startClock(s);
+  $("restart-inline").hidden = !(s.status === "finished" && app.role !== "spectator");
+  $("survey-open").hidden = !(s.status === "finished" && $("survey").hidden);
+  if (s.status === "finished" && $("survey").hidden && !app.surveyDone) {
+    showSurvey({ counts: s.counts, score: s.score, questionnaire: app.questionnaire });
+  }
+}
+
+function statusLine(s) {
+  const people = s.people || {};
+  const who = `${people.player || 0} player(s), ${people.head_chef || 0} head chef(s), ${people.spectator || 0} watching`;
+  const status = s.status === "waiting" ? "waiting for a player to start" : s.status === "finished" ? "episode over" :
+    s.mode === "turns" ? "turns: a step when everyone has chosen" : `real time: a step every ${s.tick}s`;
+  return `${status} · ${who} · dispatcher: ${s.dispatcher.why}`;
+}
+
+function renderOrders(orders) {
+  const list = clear($("orders"));
+  if (!orders.length) { list.append(el("li", { class: "muted", text: "no open orders" })); return; }
+  for (const o of orders) {
+    const urgent = o.lifetime <= 5 ? " urgent" : "";
+    list.append(el("li", { class: "order" + urgent, "data-dish": o.dish },
+      el("span", { class: "dish", text: o.dish }),
+      el("span", { class: "life", text: `${o.lifetime} step${o.lifetime === 1 ? "" : "s"} left` })));
+  }
+}
+
+function renderAgents(s) {
+  const body = clear($("agents").tBodies[0]);
+  for (const a of s.agents) {
+    const by = a.agent === app.agent && app.role === "player" ? "you" : s.controllers[a.agent] === "human" ? "a person" : "dispatcher";
+    body.append(el("tr", { "data-agent": a.agent, class: by === "you" ? "mine" : "" },
+      el("td", { text: a.name }), el("td", { class: "by", text: by }),
+      el("td", { class: "location", text: a.location }), el("td", { class: "holding", text: a.holding || "nothing" }),
+      el("td", { class: "busy", text: a.busy ? `${a.busy} step(s)` : "" })));
+  }
+}
+
+function renderKitchen(locations) {
+  const body = clear($("kitchen").tBodies[0]);
+  for (const loc of locations) {
+    body.append(el("tr", { "data-location": loc.name, class: loc.in_use ? "in-use" : "" },
+      el("td", { text: loc.name }), el("td", { class: "content", text: loc.type === "storage" ? "everything" : items(loc.content) }),
+      el("td", { class: "in-use", text: loc.in_use ? `yes, ${loc.busy} step(s)` : "no" }),
+      el("td", { text: loc.gettable && loc.content.length ? "yes" : "" })));
+  }
+}
+
+function renderLastStep(last) {
+  const body = clear($("last-actions").tBodies[0]);
+  const feedback = clear($("feedback"));
+  if (!last) { body.append(el("tr", {}, el("td", { colSpan: 3, class: "muted", text: "no step yet" }))); return; }
+  for (const a of last.actions) {
+    const who = a.by === "human" ? (a.agent === app.agent && app.role === "player" ? "you" : "person") : "dispatcher";
+    const result = a.idle ? (a.by === "human" ? "no command in time" : "dispatcher not ready: idle") :
+      a.ok ? "done" : `refused: ${a.reason || ""}`;
+    body.append(el("tr", { "data-agent": a.agent, class: a.ok ? (a.idle ? "idle" : "ok") : "bad" },
+      el("td", { text: `agent${a.agent} (${who})` }), el("td", { class: "cmd", text: a.command }),
+      el("td", { class: "result", text: result })));
+  }
+  for (const line of last.feedback) feedback.append(el("li", { text: line }));
+  for (const dish of last.completed) feedback.append(el("li", { class: "good", text: `Served ${dish}!` }));
+  for (const dish of last.failed) feedback.append(el("li", { class: "bad", text: `${dish} expired.` }));
+}
+
+function renderChefLines(lines) {
+  const list = clear($("chef-lines"));
+  if (!lines.length) list.append(el("li", { class: "muted", text: "nothing yet" }));
+  for (const l of lines) list.append(el("li", { text: `step ${l.step}: ${l.text}` }));
+}
+
+function renderControls(s) {
+  if (app.role !== "player") return;
+  const you = s.you || {};
+  const box = clear($("legal"));
+  $("queued").textContent = you.queued ? `Queued: ${label(you.queued)}.` : "";
+  const groups = {};
+  for (const command of you.legal || []) (groups[command.split("_")[0]] ||= []).push(command);
+  const needed = new Set((app.level && app.level.needed_ingredients) || []);
+  const button = (command) => el("button", {
+    class: command === you.queued ? "cmd-button chosen" : "cmd-button", "data-command": command,
+    text: label(command), onclick: () => send({ type: "command", command }),
+  });
+  for (const verb of ["noop", "goto", "get", "put", "activate"]) {
+    if (!groups[verb]) continue;
+    const row = el("div", { class: "verb-buttons" });
+    const others = [];
+    for (const command of groups[verb]) {
+      const parts = command.split("_");
+      const rareGet = verb === "get" && parts.length === 4 && needed.size && !needed.has(parts[2]);
+      if (rareGet) others.push(command);
+      else row.append(button(command));
+    }
+    const line = el("div", { class: "verb" }, el("span", { class: "verb-name", text: verb }), row);
+    box.append(line);
+    if (others.length) {
+      const more = el("details", { class: "more" }, el("summary", { text: `other ingredients (${others.length}), not in this level's recipes` }));
+      const inner = el("div", { class: "verb-buttons" });
+      for (const command of others) inner.append(button(command));
+      more.append(inner);
+      row.append(more);
+    }
+  }
+  if (!(you.legal || []).length) box.append(el("p", { class: "muted", text: s.status === "running" ? "" : "not running" }));
+}
+
+function startClock(s) {
+  app.deadline = s.next_step_in === null ? 0 : performance.now() + s.next_step_in * 1000;
+  app.tickLength = s.mode === "turns" ? s.turn_timeout : s.tick;
+  if (!app.clockTimer) app.clockTimer = setInterval(drawClock, 100);
+}
+function drawClock() {
+  const left = Math.max(0, app.deadline - performance.now()) / 1000;
+  const share = app.deadline ? Math.min(1, left / app.tickLength) : 0;
+  $("clock-bar").style.width = `${(share * 100).toFixed(1)}%`;
+}
+
+// ----------------------------------------------------------------- survey
+function showSurvey(msg) {
+  const box = clear($("survey-items"));
+  const c = msg.counts;
+  $("survey-summary").textContent = `Served ${c.completed}, expired ${c.failed}, still open ${c.active}. ` +
+    `Collaboration score ${msg.score === null || msg.score === undefined ? "–" : msg.score.toFixed(2)}.`;
+  const asked = app.role !== "spectator";
+  for (const q of msg.questionnaire || app.questionnaire) {
+    const row = el("fieldset", { class: "likert", "data-item": q.id }, el("legend", { text: q.text }),
+      el("span", { class: "end", text: q.low }));
+    for (let v = 1; v <= 5; v++) {
+      row.append(el("label", {}, el("input", { type: "radio", name: q.id, value: String(v), required: asked }), String(v)));
+    }
+    row.append(el("span", { class: "end", text: q.high }));
+    box.append(row);
+  }
+  $("survey-note").textContent = "";
+  $("survey-submit").disabled = false;
+  $("restart").hidden = app.role === "spectator";
+  $("survey").hidden = false;
+}
+
+function submitSurvey(event) {
+  event.preventDefault();
+  const answers = {};
+  for (const q of app.questionnaire) {
+    const picked = document.querySelector(`input[name="${q.id}"]:checked`);
+    if (!picked) { toast("please answer every question"); return; }
+    answers[q.id] = Number(picked.value);
+  }
+  send({ type: "questionnaire", answers, comment: $("survey-comment").value.slice(0, 1000) });
+  app.surveyDone = true;
+  $("survey-submit").disabled = true;
+}
+
+// ------------------------------------------------------------------ wiring
+function wire() {
+  $("to-lobby").addEventListener("click", () => send({ type: "leave" }));
+  $("admin-form").addEventListener("submit", (e) => e.preventDefault());
+  $("admin-token").addEventListener("change", (e) => { app.admin = e.target.value.trim(); refreshRooms(); });
+  $("create-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    app.admin = $("admin-token").value.trim();
+    const model = $("create-model").value.trim();
+    send({
+      type: "create_room", admin_token: app.admin, level: $("create-level").value,
+      agents: Number($("create-agents").value), tau: Number($("create-tau").value), mode: $("create-mode").value,
+      tick: Number($("create-tick").value), public: $("create-public").checked, model: model || undefined,
+    });
+  });
+  $("model-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    app.admin = $("admin-token").value.trim();
+    const model = $("model-spec").value.trim();
+    if (model) send({ type: "set_model", admin_token: app.admin, room: $("model-room").value, model });
+  });
+  $("close-room").addEventListener("click", () => {
+    app.admin = $("admin-token").value.trim();
+    if ($("model-room").value) send({ type: "close_room", admin_token: app.admin, room: $("model-room").value });
+  });
+  $("chef-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const text = $("chef-text").value.trim();
+    if (!text) return;
+    send({ type: "instruct", text });
+    $("chef-text").value = "";
+  });
+  $("survey-form").addEventListener("submit", submitSurvey);
+  $("survey-skip").addEventListener("click", () => { app.surveyDone = true; $("survey").hidden = true; });
+  $("restart").addEventListener("click", () => { app.surveyDone = false; send({ type: "restart" }); });
+  $("restart-inline").addEventListener("click", () => { app.surveyDone = false; send({ type: "restart" }); });
+  $("survey-open").addEventListener("click", () => {
+    const s = app.lastState;
+    if (s) showSurvey({ counts: s.counts, score: s.score, questionnaire: app.questionnaire });
+  });
+  setInterval(() => { if (!app.room && app.ws && app.ws.readyState === WebSocket.OPEN) refreshRooms(); }, 5000);
+}
+
+readFragment();
+wire();
+connect();
