@@ -14,7 +14,7 @@ from mindagent.cli import options as o
 from mindagent.cli.common import err
 from mindagent.setup_run import make_brain
 
-out = Console(highlight=False)
+out = Console(highlight=False, soft_wrap=True)
 
 
 def print_tables(results: object, compare: bool) -> None:

@@ -21,7 +21,7 @@ from mindagent.dispatcher import Dispatcher, EpisodeResult, run_episode
 from mindagent.prompt.builder import PromptConfig
 from mindagent.recording import Recorder
 
-out = Console(highlight=False)
+out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True, highlight=False)
 MINECRAFT_PROMPT = PromptConfig(demo="none")
 
@@ -119,3 +119,72 @@ def eval_minecraft(*, agents: int, episodes: int, seed: int, steps: int, model: 
                               "model": model},
                    "cells": [{"level": "minecraft", "agents": agents, "cos": round(cos, 6), "taus": rows}]}
         out_file.write_text(json.dumps(payload, indent=1), encoding="utf-8")
+
+
+def serve_minecraft(*, agents: int, tau: float, seed: int, steps: int | None, model: str, why: str,
+                    mc_host: str | None, mc_port: int | None, mc_version: str | None, cook_ticks: int | None,
+                    episodes: int | None, out_dir: Path, **brain_kw: object) -> None:
+    """Run dispatcher episodes back to back in a Minecraft world people can join.
+
+    The embedded server listens on `--mc-port` (25565 by default) so a normal Minecraft client
+    (1.19.2, offline mode) can join; a joined player's chat lines reach the dispatcher as
+    head-chef instructions and their inventory is part of the state.
+    """
+    import signal
+
+    from minecraft import MC_VERSION, EmbeddedServer, KitchenConfig, MinecraftSession
+
+    length = steps or 60
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        embedded = None
+        address = address_for(mc_host, mc_port, mc_version) if mc_host else None
+        if address is None:
+            kitchen = KitchenConfig(seed=seed) if cook_ticks is None else KitchenConfig(seed=seed, cook_ticks=cook_ticks)
+            embedded = EmbeddedServer(kitchen, mc_version or MC_VERSION)
+            address = await embedded.start(port=25565 if mc_port is None else mc_port)
+        out.print(f"Minecraft {address.version} (offline mode) on {address.host}:{address.port}: join with a "  # type: ignore[attr-defined]
+                  "Minecraft client; your chat lines reach the dispatcher as head-chef instructions.")
+        out.print(f"  dispatcher: {model} ({why}); {agents} bots, tau {tau}, {length} steps per episode. Ctrl-C stops.")
+        episode = 0
+        try:
+            while not stop.is_set() and (episodes is None or episode < episodes):
+                episode += 1
+                session = MinecraftSession(n_agents=agents, tau=tau, seed=seed + episode - 1, max_steps=length,
+                                           address=address)  # type: ignore[arg-type]
+                brain = minecraft_brain(model, seed=seed, **brain_kw)  # type: ignore[arg-type]
+                path = out_dir / f"minecraft_serve_e{episode}.jsonl"
+                path.unlink(missing_ok=True)
+                recorder = Recorder(path)
+                recorder.header(domain="minecraft", level="minecraft", agents=agents, tau=tau, seed=seed + episode - 1,
+                                rules="minecraft", max_steps=length, model=model, prompt=MINECRAFT_PROMPT.to_dict(), repair=0)
+                try:
+                    await session.start()
+                    await session.reset()
+                    if getattr(brain, "policy", None) is not None:
+                        brain.policy.reset(session)  # type: ignore[union-attr]
+                    task = asyncio.ensure_future(run_episode(
+                        session, Dispatcher(brain, MINECRAFT_PROMPT), recorder,
+                        on_step=lambda t, r: out.print(f"  step {t}: {'; '.join(r.notes) or 'ok'}")))
+                    stopper = asyncio.ensure_future(stop.wait())
+                    await asyncio.wait({task, stopper}, return_when=asyncio.FIRST_COMPLETED)
+                    stopper.cancel()
+                    if not task.done():
+                        task.cancel()
+                        recorder.close()
+                        break
+                    result = task.result()
+                    out.print(f"episode {episode}: {result.completed} completed, {result.failed} failed, "
+                              f"{result.active} open. Recording: {path}")
+                finally:
+                    await session.close()
+                    await brain.aclose()
+        finally:
+            if embedded is not None:
+                await embedded.stop()
+
+    asyncio.run(main())

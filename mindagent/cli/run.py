@@ -17,7 +17,7 @@ from mindagent.dispatcher import Dispatcher, run_episode
 from mindagent.recording import Recorder, RecordingError
 from mindagent.setup_run import GameSpec, make_brain, make_session, pick_demo, recording_path
 
-out = Console(highlight=False)
+out = Console(highlight=False, soft_wrap=True)
 
 
 def run(

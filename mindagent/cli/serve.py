@@ -19,9 +19,10 @@ out = Console(highlight=False, soft_wrap=True)
 
 
 def serve(
-    domain: str = typer.Option("cuisineworld", help="the game (the server speaks cuisineworld)"),
+    domain: str = typer.Option("cuisineworld", help="cuisineworld (browser rooms) or minecraft (bots in a world people join)"),
     level: str = typer.Option("level_3", help="level of the room opened at start-up"),
-    agents: int = typer.Option(4, min=1, max=8, help="agents in that room (people take some, the dispatcher the rest)"),
+    agents: int | None = typer.Option(None, min=1, max=8, help="agents (default: 4 in a cuisineworld room, 2 bots in minecraft); "
+                                      "people take some, the dispatcher the rest"),
     tau: float = typer.Option(1.0, min=0.1, max=10.0, help="task-interval factor (1.0 is the most intense)"),
     seed: int = typer.Option(0),
     steps: int | None = typer.Option(None, "--steps", min=1, max=10_000, help="episode length (default: the level's)"),
@@ -39,14 +40,32 @@ def serve(
     base_url: str | None = o.BASE_URL, model_path: str | None = o.MODEL_PATH, temperature: float = o.TEMPERATURE,
     max_tokens: int = o.MAX_TOKENS, timeout: float = o.TIMEOUT, repair: int = o.REPAIR, memory: int = o.MEMORY,
     demo: str = o.DEMO,
+    mc_host: str | None = typer.Option(None, "--mc-host", help="Minecraft: use this offline-mode server instead of the embedded one"),
+    mc_port: int | None = typer.Option(None, "--mc-port", help="Minecraft: port (embedded server: where people join; default 25565)"),
+    mc_version: str | None = typer.Option(None, "--mc-version", help="Minecraft: protocol version (default 1.19.2)"),
+    cook_ticks: int | None = typer.Option(None, "--cook-ticks", min=1, help="Minecraft embedded server: furnace cook ticks"),
+    episodes: int | None = typer.Option(None, "--episodes", min=1, help="Minecraft: stop after this many episodes"),
 ) -> None:
-    """Serve the game page and its websocket on one port; open one room to play at once."""
+    """Serve the game page and its websocket on one port; open one room to play at once.
+
+    With --domain minecraft: run dispatcher episodes back to back in a Minecraft world that
+    people can join with a normal client."""
     from mindagent.server import GameServer, ServerConfig
     from mindagent.server.protocol import ProtocolError
 
+    if domain == "minecraft":
+        from mindagent.cli.minecraft_cmds import serve_minecraft
+
+        model_spec, why = (model, "given with --model") if model else default_model()
+        serve_minecraft(agents=agents or 2, tau=tau, seed=seed, steps=steps, model=model_spec, why=why,
+                        mc_host=mc_host, mc_port=mc_port, mc_version=mc_version, cook_ticks=cook_ticks, episodes=episodes,
+                        out_dir=recordings.parent, base_url=base_url, model_path=model_path, temperature=temperature,
+                        max_tokens=max_tokens, timeout_s=timeout)
+        return
     if domain != "cuisineworld":
-        err.print("[red]error:[/red] the game server plays cuisineworld (minecraft rooms are not served yet)")
+        err.print("[red]error:[/red] --domain must be cuisineworld or minecraft")
         raise typer.Exit(2)
+    agents = agents or 4
     if mode not in ("realtime", "turns"):
         raise typer.BadParameter("--mode must be realtime or turns")
     level_or_exit(level)
