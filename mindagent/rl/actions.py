@@ -1,0 +1,80 @@
+"""A fixed, per-agent list of commands for a level, and the legal-action mask over it.
+
+RL algorithms want a `Discrete(K)` action whose meaning never changes, while the engine speaks
+command strings. The list is built once per level: noop, goto every location, get every base
+ingredient the level's recipes use from every storage, get from every tool (the engine hands
+over the tool's whole content, whatever it is), put to every location, activate every tool.
+
+Example::
+
+    table = ActionTable(load_level("level_0"), n_agents=2)
+    table.command(0, 1)              # "goto_agent0_storage0"
+    table.mask(world, 0)             # 0/1 per action, 1 where the engine would accept it now
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cuisineworld import Level, World
+
+
+def level_ingredients(level: Level) -> tuple[str, ...]:
+    """Base ingredients that some active recipe of the level uses, in the level's base order."""
+    used = {i for r in level.recipes for i in r.ingredients}
+    return tuple(b for b in level.base_ingredients if b in used)
+
+
+class ActionTable:
+    def __init__(self, level: Level, n_agents: int, all_ingredients: bool = False) -> None:
+        self.level = level
+        self.n_agents = n_agents
+        names = level.location_names
+        storages = [loc.name for loc in level.locations if loc.role == "storage"]
+        tools = [loc.name for loc in level.locations if loc.role == "tool"]
+        ingredients = level.base_ingredients if all_ingredients else level_ingredients(level)
+        # templates: (verb, location, item); "{a}" is filled per agent
+        self.templates: list[tuple[str, str | None, str | None]] = [("noop", None, None)]
+        self.templates += [("goto", n, None) for n in names]
+        self.templates += [("get", s, b) for s in storages for b in ingredients]
+        self.templates += [("get", t, None) for t in tools]
+        self.templates += [("put", n, None) for n in names]
+        self.templates += [("activate", t, None) for t in tools]
+        self._index = {tpl: i for i, tpl in enumerate(self.templates)}
+        self._storages = frozenset(storages)
+        self._commands = [[self._render(a, tpl) for tpl in self.templates] for a in range(n_agents)]
+
+    @property
+    def size(self) -> int:
+        return len(self.templates)
+
+    @staticmethod
+    def _render(agent: int, tpl: tuple[str, str | None, str | None]) -> str:
+        verb, loc, item = tpl
+        if verb == "noop":
+            return f"noop_agent{agent}"
+        if item is not None:
+            return f"{verb}_agent{agent}_{item}_{loc}"
+        return f"{verb}_agent{agent}_{loc}"
+
+    def command(self, agent: int, action: int) -> str:
+        return self._commands[agent][int(action)]
+
+    def index_of(self, command: str) -> int | None:
+        """The action of a canonical legal command (`World.legal_commands` spelling)."""
+        parts = command.split("_")
+        verb = parts[0]
+        if verb == "noop":
+            return 0
+        loc = parts[-1]
+        item = parts[2] if (verb == "get" and len(parts) == 4 and loc in self._storages) else None
+        return self._index.get((verb, loc, item))
+
+    def mask(self, world: World, agent: int) -> np.ndarray:
+        """1 for each action the engine accepts for `agent` as the step's first command."""
+        out = np.zeros(self.size, dtype=np.int8)
+        for command in world.legal_commands(agent):
+            i = self.index_of(command)
+            if i is not None:
+                out[i] = 1
+        return out
