@@ -175,8 +175,13 @@ class World:
         self._ensure_started()
         return render_state(self)
 
-    def clone(self) -> "World":
-        """An independent copy (state and generator) for search; the level is shared."""
+    def clone(self, order_seed: int | None = None) -> "World":
+        """An independent copy (state and generator) for search; the level is shared.
+
+        A plain clone draws the same future orders as the original, which a fair look-ahead
+        must not know: pass `order_seed` to give the copy its own order generator (arrival
+        times stay the same, the dishes are redrawn).
+        """
         self._ensure_started()
         twin = object.__new__(World)
         for name in ("level", "rules", "n_agents", "tau", "seed", "max_steps", "interval", "lifetimes", "episode",
@@ -184,7 +189,10 @@ class World:
                      "episode_start_state"):
             setattr(twin, name, getattr(self, name))
         twin._rng = random.Random()
-        twin._rng.setstate(self._rng.getstate())
+        if order_seed is None:
+            twin._rng.setstate(self._rng.getstate())
+        else:
+            twin._rng.seed(order_seed)
         twin._kitchen = self._kitchen.copy()
         twin._orders = self._orders.copy(twin._rng)
         twin.stats = [AgentStats(dict(s.ok), s.refused) for s in self.stats]

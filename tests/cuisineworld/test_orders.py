@@ -148,3 +148,15 @@ def test_simultaneous_expiries_count_once_in_reference_and_each_in_fixed():
 def test_level_12_has_no_fryer_in_reference_and_gets_one_in_fixed():
     assert "fryer" not in load_level("level_12").kitchen
     assert "fryer0" in load_level("level_12", rules="fixed").location_names
+
+
+def test_clone_with_order_seed_hides_future_dishes_but_keeps_arrival_times(make_world):
+    w = make_world("level_3", tau=1.0, seed=0)
+    same, other = w.clone(), w.clone(order_seed=12345)
+    arrivals = {id(x): [] for x in (w, same, other)}
+    for _ in range(60):
+        for x in (w, same, other):
+            arrivals[id(x)].append(tuple(x.step([]).arrived))
+    assert arrivals[id(same)] == arrivals[id(w)]
+    assert [len(a) for a in arrivals[id(other)]] == [len(a) for a in arrivals[id(w)]]
+    assert arrivals[id(other)] != arrivals[id(w)]
