@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 from pathlib import Path
 
 import typer
@@ -14,7 +15,8 @@ from mindagent.cli import options as o
 from mindagent.cli.common import err
 from mindagent.setup_run import make_brain
 
-out = Console(highlight=False, soft_wrap=True)
+# tables are wide: when piped (no terminal to measure) do not squeeze them into 80 columns
+out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160)
 
 
 def print_tables(results: object, compare: bool) -> None:
@@ -33,16 +35,17 @@ def print_tables(results: object, compare: bool) -> None:
             cos_upper_bound = None
         bound = cos_upper_bound
     for agents in results.config.agents:
-        table = Table(title=f"{agents} agents, {results.config.model} (completed / total per tau)")
-        table.add_column("level")
+        table = Table(title=f"{agents} agents, {results.config.model}: completed / total per tau",
+                      caption="CoS: reference denominator; CoS\u2020: the paper's formula (no still-active orders)")
+        table.add_column("level", no_wrap=True)
         for tau in results.config.taus:
-            table.add_column(f"tau {tau}")
+            table.add_column(f"{tau:g}", no_wrap=True)
         table.add_column("CoS")
-        table.add_column("CoS (paper formula)")
+        table.add_column("CoS\u2020")
         if paper is not None:
-            table.add_column("GPT-4 (paper)")
+            table.add_column("GPT-4")
         if bound is not None:
-            table.add_column("upper bound")
+            table.add_column("bound")
         for cell in (c for c in cells if c["agents"] == agents):
             taus = {t["tau"]: t for t in cell["taus"]}  # type: ignore[union-attr]
             row = [str(cell["level"])]

@@ -1,7 +1,7 @@
 """`mindagent serve`: the game server where people play CuisineWorld with a dispatcher-run team.
 
 One process serves the page (``/``) and a versioned JSON protocol over a websocket (``/ws``) on
-one port, and hosts many rooms at once; see PROTOCOL.md for the messages.
+one port, and hosts many rooms at once; the README section "Protocol (version 1)" describes the messages.
 
 Example::
 

@@ -1,4 +1,4 @@
-// MindAgent kitchen page: speaks protocol v1 over /ws (see PROTOCOL.md). No framework, no CDN.
+// MindAgent kitchen page: speaks protocol v1 over /ws (see the README, "Protocol (version 1)"). No framework, no CDN.
 // Every text from the server goes through textContent, never innerHTML.
 "use strict";
 
