@@ -12,6 +12,9 @@ from mindagent.llm.base import CommandSpace
 from mindagent.prompt.cuisine_text import instructions_text, knowledge_text, recipes_text
 
 
+HEAD_CHEF_WINDOW = 3
+
+
 class CuisineSession:
     """One CuisineWorld kitchen as a `DomainSession`; `world` is there for planners and tests.
 
@@ -78,11 +81,17 @@ class CuisineSession:
         return CommandSpace(self.n_agents, self.level.location_names, tuple(dict.fromkeys(items)))
 
     def add_instruction(self, text: str) -> None:
-        self._pending.append(text)
+        """A head chef's instruction; it stands (shown at every step) until newer ones push it out."""
+        text = text.strip()
+        if not text:
+            return
+        if text in self._pending:
+            self._pending.remove(text)
+        self._pending = (self._pending + [text])[-HEAD_CHEF_WINDOW:]
 
     def pending_instructions(self) -> list[str]:
-        drained, self._pending = self._pending, []
-        return drained
+        """The head chef's standing instructions, newest last, for this step's prompt."""
+        return list(self._pending)
 
     @property
     def step_index(self) -> int:

@@ -37,6 +37,7 @@ def run(
     mc_host: str | None = typer.Option(None, "--mc-host", help="Minecraft: use this offline-mode server"),
     mc_port: int | None = typer.Option(None, "--mc-port"),
     mc_version: str | None = typer.Option(None, "--mc-version"),
+    head_chef: list[str] = typer.Option([], "--head-chef", help="an instruction shown to the dispatcher every step (repeatable)"),
     cook_ticks: int | None = typer.Option(None, "--cook-ticks", min=1, help="Minecraft embedded server: furnace cook ticks (vanilla 200)"),
 ) -> None:
     """Play one episode with a dispatcher and record it."""
@@ -54,6 +55,8 @@ def run(
     prompt = o.prompt_config(no_knowledge, no_recipes, no_instructions, demo, demo_agents, no_feedback, memory)
     spec = GameSpec(level, agents, tau, seed, rules, steps, str(recipes) if recipes else None)
     session = make_session(spec)
+    for line in head_chef:
+        session.add_instruction(line)
     try:
         brain = make_brain(model, seed=seed, base_url=base_url, model_path=model_path, temperature=temperature,
                            max_tokens=max_tokens, timeout_s=timeout)

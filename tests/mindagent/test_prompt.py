@@ -98,3 +98,14 @@ def test_refused_command_reason_reaches_the_next_prompt():
     sent = play(PromptConfig(demo="none", memory=0), ["get_agent0_rice_storage0\nnoop_agent1", "noop_agent0\nnoop_agent1"], steps=2)
     assert "agent0 is not at storage0" in sent[1][-1].content
     assert "agent0 is not at storage0" not in sent[0][-1].content
+
+
+def test_head_chef_instructions_are_shown_at_every_step():
+    session = session_for(max_steps=3)
+    session.add_instruction("make tunaSushi first")
+    model = ScriptedModel(["noop_agent0\nnoop_agent1"])
+    asyncio.run(run_episode(session, Dispatcher(LLMBrain(model), PromptConfig(demo="none"))))
+    assert all("The head chef says:\n- make tunaSushi first" in sent[-1].content for sent in model.sent)
+    for n in range(5):
+        session.add_instruction(f"order {n}")
+    assert session.pending_instructions() == ["order 2", "order 3", "order 4"]
