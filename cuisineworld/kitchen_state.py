@@ -211,6 +211,7 @@ class Kitchen:
                 if role == "storage":
                     out.extend(tables.get_base[a][j])
                 elif len(content) == 1:
+                    out.append(tables.get_tool[a][j])
                     out.append(f"{tables.get_prefix[a]}{content[0]}_{self.level.locations[j].name}")
             if content and self.level.product_of(self._types[j], content) is not None:
                 out.append(tables.activate[a][j])

@@ -299,10 +299,11 @@ class World:
 
     # ------------------------------------------------------------ legal moves
     def legal_commands(self, agent: int) -> list[str]:
-        """Every distinct command that would succeed for `agent` as the first command now.
+        """Every command that would succeed for `agent` as the first command now.
 
-        One canonical string per effect: gets from a tool name the item they take
-        (``get_agent0_cookedRice_pot0``); puts use the three-part form.
+        A get from a tool is listed in both forms the reference reads (``get_agent0_pot0`` and
+        ``get_agent0_cookedRice_pot0``); puts in the three-part form (a put's item is ignored,
+        so its four-part spellings are not enumerated).
         """
         self._ensure_started()
         if not 0 <= agent < self.n_agents:
@@ -313,13 +314,14 @@ class World:
 class _LegalTables:
     """Command strings precomputed per agent so enumerating legal moves is list work only."""
 
-    __slots__ = ("noop", "goto", "get_base", "put", "activate", "get_prefix")
+    __slots__ = ("noop", "goto", "get_base", "get_tool", "put", "activate", "get_prefix")
 
     def __init__(self, level: Level, n_agents: int) -> None:
         names = level.location_names
         self.noop = [f"noop_agent{a}" for a in range(n_agents)]
         self.goto = [[f"goto_agent{a}_{n}" for n in names] for a in range(n_agents)]
         self.get_base = [[[f"get_agent{a}_{b}_{n}" for b in level.base_ingredients] for n in names] for a in range(n_agents)]
+        self.get_tool = [[f"get_agent{a}_{n}" for n in names] for a in range(n_agents)]
         self.put = [[f"put_agent{a}_{n}" for n in names] for a in range(n_agents)]
         self.activate = [[f"activate_agent{a}_{n}" for n in names] for a in range(n_agents)]
         self.get_prefix = [f"get_agent{a}_" for a in range(n_agents)]
