@@ -6,8 +6,7 @@ import logging
 
 import typer
 
-from mindagent.cli import levels as _levels
-from mindagent.cli import play as _play
+from mindagent.cli import demo, evaluate, levels, play, run, serve
 
 app = typer.Typer(
     name="mindagent",
@@ -16,17 +15,10 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=False,
 )
-app.add_typer(_levels.app, name="levels")
-app.command("play")(_play.play)
-
-for _module in ("run", "evaluate", "serve", "demo"):
-    try:
-        __import__(f"mindagent.cli.{_module}")
-    except ModuleNotFoundError as exc:  # a sub-command whose module is not part of this build
-        if exc.name != f"mindagent.cli.{_module}":
-            raise
-    else:
-        getattr(__import__(f"mindagent.cli.{_module}", fromlist=["register"]), "register")(app)
+app.add_typer(levels.app, name="levels")
+app.command("play")(play.play)
+for _module in (run, evaluate, serve, demo):
+    _module.register(app)
 
 
 @app.callback()
