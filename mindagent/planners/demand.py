@@ -42,6 +42,11 @@ class PlannerConfig:
     eta_share: float = 0.8  # an order is late when eta_share * its remaining work / team > deadline
     stay: int = 2  # steps an agent at a tool waits for its product rather than leaving
     preposition: int = 2  # steps ahead an idle agent walks to a tool that will soon be ready
+    # Monte-Carlo look-ahead (see lookahead.py): teams up to this size compare the joint actions
+    # of a few planner variants by rolling each out over sampled futures (0 disables it)
+    lookahead_team: int = 2
+    lookahead_samples: int = 3  # sampled order futures per candidate
+    lookahead_horizon: int = 35  # rollouts run to the episode's end, so only its last steps are searched
 
 
 @dataclass(slots=True)

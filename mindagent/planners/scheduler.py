@@ -8,7 +8,8 @@ Commands of one step run in order, so planning is repeated on a mirror of the ki
 agents that had nothing to do yet: after one agent puts the last ingredient, a second can
 activate and a third can take a mixer's product in the same step. The joint action is finally
 checked with `World.check`; anything refused becomes a noop (and is counted in
-`stats["repaired"]`, which the tests keep at zero).
+`stats["repaired"]`, which the tests keep at zero). For small teams, the last steps of an episode
+compare a few planner variants' joint actions by rollouts over sampled futures (`lookahead.py`).
 
 Example::
 
@@ -36,6 +37,7 @@ from mindagent.planners.assign import (
     render,
 )
 from mindagent.planners.demand import REAL, Demand, Job, PlannerConfig, serve_dest
+from mindagent.planners.lookahead import rollout_score, variant_configs
 from mindagent.planners.recipes import RecipeBook
 from mindagent.planners.resolve import Node, Resolver
 from mindagent.planners.snapshot import Snapshot
@@ -56,6 +58,8 @@ class CuisinePlanner:
         self.demand = Demand(self.config)
         self._books: dict[int, RecipeBook] = {}
         self.stats: Counter[str] = Counter()
+        self._variants: list[CuisinePlanner] | None = None
+        self._base: CuisinePlanner | None = None
 
     # ------------------------------------------------------------ Policy API
     def reset(self, session: object | None = None) -> None:
@@ -75,6 +79,42 @@ class CuisinePlanner:
     # ------------------------------------------------------------- one step
     def act_world(self, world: World) -> list[str]:
         """One command per agent, in execution order, none of which the engine refuses."""
+        commands = self._act_base(world)
+        config = self.config
+        if (world.n_agents > config.lookahead_team or config.lookahead_samples <= 0
+                or world.max_steps - world.time > config.lookahead_horizon):
+            return commands
+        return self._look_ahead(world, commands)
+
+    def _look_ahead(self, world: World, default: list[str]) -> list[str]:
+        """The variants' joint actions, compared by rollouts over sampled futures (lookahead.py)."""
+        if self._variants is None:
+            self._base = CuisinePlanner(self.config, lookahead_team=0)
+            self._base._books = self._books
+            self._variants = [CuisinePlanner(c) for c in variant_configs(self.config)]
+            for v in self._variants:
+                v._books = self._books
+        candidates = [default]
+        for variant in self._variants:
+            commands = variant._act_base(world)
+            self.stats["repaired"] += variant.stats.pop("repaired", 0)  # a variant's repairs count too
+            if sorted(commands) != sorted(default) and all(sorted(commands) != sorted(c) for c in candidates):
+                candidates.append(commands)
+        if len(candidates) == 1:
+            return default
+        self.stats["lookahead"] += 1
+        seeds = [(world.seed * 7919 + world.episode * 1_000_003 + world.time * 1009 + i) & 0x7FFFFFFF
+                 for i in range(self.config.lookahead_samples)]
+        base = self._base
+        assert base is not None
+        scores = [rollout_score(world, c, base._act_base, seeds) for c in candidates]
+        best = max(range(len(candidates)), key=lambda i: (scores[i] > scores[0] + 1e-9, scores[i], -i))
+        if best != 0:
+            self.stats["lookahead_switch"] += 1
+        return candidates[best]
+
+    def _act_base(self, world: World) -> list[str]:
+        """The scheduler's own joint action (no look-ahead)."""
         snap = Snapshot.of(world, self.book(world.level))
         chosen: dict[int, Decision] = {}
         sequence: list[Decision] = []
