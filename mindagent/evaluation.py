@@ -23,39 +23,11 @@ from mindagent.brains import Brain
 from mindagent.dispatcher import Dispatcher, run_episode
 from mindagent.prompt.builder import PromptConfig
 from mindagent.recording import Recorder
+from mindagent.scoring import TauResult, cos, cos_paper
 from mindagent.setup_run import GameSpec, make_session, pick_demo, recording_path
 
 log = logging.getLogger(__name__)
 PAPER_LEVELS = tuple(f"level_{i}" for i in (0, 1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12))
-
-
-@dataclass(frozen=True)
-class TauResult:
-    tau: float
-    completed: int
-    failed: int
-    active: int
-
-    @property
-    def rate(self) -> float:
-        total = self.completed + self.failed + self.active
-        return self.completed / total if total else 0.0
-
-    @property
-    def rate_paper(self) -> float:
-        total = self.completed + self.failed
-        return self.completed / total if total else 0.0
-
-    def to_dict(self) -> dict[str, object]:
-        return {**asdict(self), "rate": round(self.rate, 6)}
-
-
-def cos(taus: list[TauResult]) -> float:
-    return sum(t.rate for t in taus) / len(taus) if taus else 0.0
-
-
-def cos_paper(taus: list[TauResult]) -> float:
-    return sum(t.rate_paper for t in taus) / len(taus) if taus else 0.0
 
 
 @dataclass

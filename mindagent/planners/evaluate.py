@@ -15,10 +15,11 @@ Example::
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from cuisineworld import PAPER_TAUS, Level, World, load_level
+from mindagent.scoring import TauResult, cos, cos_paper
 
 EPISODES_PER_TAU = 3
 
@@ -30,27 +31,6 @@ class WorldPolicy(Protocol):
         """One command per agent for the world's current step."""
 
 
-@dataclass(frozen=True, slots=True)
-class TauResult:
-    tau: float
-    completed: int
-    failed: int
-    active: int
-
-    @property
-    def rate(self) -> float:
-        total = self.completed + self.failed + self.active
-        return self.completed / total if total else 0.0
-
-    @property
-    def formula_rate(self) -> float:
-        total = self.completed + self.failed
-        return self.completed / total if total else 0.0
-
-    def to_dict(self) -> dict[str, float | int]:
-        return {**asdict(self), "rate": self.rate}
-
-
 @dataclass(slots=True)
 class CellResult:
     level: str
@@ -60,11 +40,11 @@ class CellResult:
 
     @property
     def cos(self) -> float:
-        return sum(t.rate for t in self.taus) / len(self.taus) if self.taus else 0.0
+        return cos(self.taus)
 
     @property
     def cos_formula(self) -> float:
-        return sum(t.formula_rate for t in self.taus) / len(self.taus) if self.taus else 0.0
+        return cos_paper(self.taus)
 
     def to_dict(self) -> dict[str, object]:
         """The cell in the results-file format (`cos_paper` is the paper's stated formula)."""

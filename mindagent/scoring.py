@@ -1,0 +1,40 @@
+"""Completion rates and the Collaboration Score, in one place for every sweep.
+
+Rate per tau uses the reference denominator (completed + failed + orders still active at the
+end), which reproduces the paper's tables; the paper's printed formula leaves the still-active
+orders out (`rate_paper`). CoS is the mean rate over the taus of a sweep.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class TauResult:
+    tau: float
+    completed: int
+    failed: int
+    active: int
+
+    @property
+    def rate(self) -> float:
+        total = self.completed + self.failed + self.active
+        return self.completed / total if total else 0.0
+
+    @property
+    def rate_paper(self) -> float:
+        total = self.completed + self.failed
+        return self.completed / total if total else 0.0
+
+    def to_dict(self) -> dict[str, object]:
+        return {**asdict(self), "rate": round(self.rate, 6)}
+
+
+def cos(taus: Sequence[TauResult]) -> float:
+    return sum(t.rate for t in taus) / len(taus) if taus else 0.0
+
+
+def cos_paper(taus: Sequence[TauResult]) -> float:
+    return sum(t.rate_paper for t in taus) / len(taus) if taus else 0.0
