@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import os
 from collections.abc import Callable
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 

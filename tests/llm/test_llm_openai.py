@@ -4,14 +4,6 @@ OpenAI-compatible server (llama-cpp-python's, serving the SmolLM2 model a wheel 
 from __future__ import annotations
 
 import json
-import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
