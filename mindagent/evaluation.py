@@ -66,6 +66,7 @@ class Results:
         self.path = path
         self.config = config
         self.done: dict[tuple[str, int], dict[float, TauResult]] = {}
+        self.failures: list[str] = []  # units that raised; not saved, so a rerun retries them
         if path is not None and path.exists():
             self._load(path)
 
@@ -152,7 +153,12 @@ async def run_eval(config: EvalConfig, results: Results, brain_factory: Callable
 
     async def one(level: str, agents: int, tau: float) -> None:
         async with gate:
-            outcome = await run_tau(config, level, agents, tau, brain_factory, on_episode)
+            try:
+                outcome = await run_tau(config, level, agents, tau, brain_factory, on_episode)
+            except Exception as exc:  # noqa: BLE001 - one broken unit must not sink the sweep
+                log.exception("%s, %d agents, tau %s failed", level, agents, tau)
+                results.failures.append(f"{level}, {agents} agents, tau {tau}: {type(exc).__name__}: {exc}")
+                return
             results.add(level, agents, outcome)
 
     await asyncio.gather(*(one(*u) for u in units))

@@ -113,6 +113,11 @@ def evaluate(
     print_tables(results, compare == "paper")
     if out_file is not None:
         out.print(f"results: {out_file} and {out_file.with_suffix('.csv')}")
+    if results.failures:
+        for line in results.failures:
+            err.print(f"[red]failed:[/red] {line}")
+        err.print("the other units are saved; run the same command again to retry the failed ones")
+        raise typer.Exit(1)
 
 
 def plot(results: Path = typer.Argument(..., exists=True, dir_okay=False),

@@ -81,3 +81,26 @@ def test_play_in_the_terminal_shows_state_and_reasons():
     assert "goto_agent0_storage0: ok" in result.output
     assert "agent1 is not at pot0" in result.output  # a refused command's reason is shown
     assert "bye" in result.output
+
+
+def test_a_broken_unit_does_not_sink_the_sweep(tmp_path, monkeypatch):
+    import mindagent.evaluation as evaluation
+
+    real = evaluation.run_tau
+
+    async def flaky(config, level, agents, tau, factory, on_episode=None):
+        if tau == 2.0:
+            raise RuntimeError("the model server fell over")
+        return await real(config, level, agents, tau, factory, on_episode)
+
+    monkeypatch.setattr(evaluation, "run_tau", flaky)
+    out = tmp_path / "res.json"
+    result = runner.invoke(app, ["eval", "--levels", "level_0", "--agents", "2", "--episodes", "1", "--steps", "20",
+                                 "--model", "planner", "--out", str(out)])
+    assert result.exit_code == 1 and "tau 2.0: RuntimeError: the model server fell over" in result.output
+    taus = [t["tau"] for t in json.loads(out.read_text())["cells"][0]["taus"]]
+    assert taus == [1.0, 1.5, 2.5, 3.0]
+    monkeypatch.setattr(evaluation, "run_tau", real)
+    runner.invoke(app, ["eval", "--levels", "level_0", "--agents", "2", "--episodes", "1", "--steps", "20",
+                        "--model", "planner", "--out", str(out)], catch_exceptions=False)
+    assert [t["tau"] for t in json.loads(out.read_text())["cells"][0]["taus"]] == [1.0, 1.5, 2.0, 2.5, 3.0]
