@@ -104,6 +104,7 @@ class Results:
         if self.path is None:
             return
         payload = json.dumps({"config": self.config.to_dict(), "cells": self.cells()}, indent=1)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_suffix(self.path.suffix + ".tmp")
         tmp.write_text(payload, encoding="utf-8")
         os.replace(tmp, self.path)
