@@ -22,7 +22,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 
-from mindagent.planners.recipes import RecipeBook
+from mindagent.planners.recipes import ACTIONS_PER_ITEM, RecipeBook
 from mindagent.planners.resolve import Node, Resolver
 from mindagent.planners.snapshot import Snapshot
 
@@ -37,6 +37,9 @@ class PlannerConfig:
     spare_cap: int = 8  # spare jobs planned per step
     spare_components: bool = True  # also keep shared intermediate products ready
     component_weight: float = 0.3  # a component ranks below a spare dish of the same chance
+    # the last arrival leaves too few steps to make a dish from scratch but enough to finish it
+    # from ready ingredients: those ingredients rank this far above a spare dish of the same chance
+    window_weight: float = 2.0
     spare_queue: float = 0.9  # a spare this likely may queue behind a busy tool
     admission: float | None = 0.8  # share of commands assumed productive when admitting orders
     eta_share: float = 0.8  # an order is late when eta_share * its remaining work / team > deadline
@@ -186,14 +189,35 @@ class Demand:
                     break
                 scored.append((chance, dish))
         if config.spare_components:
-            scored += self._components(snap, arrivals, weights, total)
+            scored += self._components(snap, arrivals, weights, total, self._window_parts(snap, arrivals))
         scored.sort(key=lambda x: -x[0])
         horizon = last_time - snap.time
         return [Job(item, SPARE, horizon, first_rank + i, chance=chance)
                 for i, (chance, item) in enumerate(scored[: config.spare_cap])]
 
-    def _components(self, snap: Snapshot, arrivals: int, weights: Counter[str], total: int
-                    ) -> list[tuple[float, str]]:
+    def _window_parts(self, snap: Snapshot, arrivals: int) -> set[str]:
+        """Direct ingredients (products) of the dishes that, ordered at the episode's last
+        arrival, cannot be made from scratch in the steps left but can be finished from them."""
+        book = snap.book
+        if arrivals != 1 or self.config.window_weight <= 0 or snap.n > len(book.servable_dishes):
+            return set()  # a team with an agent per candidate dish makes whole spares instead
+        interval = max(1, snap.interval)
+        last_time = snap.max_steps - 1
+        left = last_time - (last_time // interval) * interval + 1  # steps from that arrival on
+        parts: set[str] = set()
+        for dish in book.servable_dishes:
+            whole = max(book.critical_path(dish), -(-book.work(dish) // snap.n))
+            if left >= whole:
+                continue
+            recipe = book.recipe[dish]
+            finish_put = 3 + book.cook.get(recipe.tool, 0) + 2
+            finish_work = ACTIONS_PER_ITEM * (len(recipe.ingredients) + 1)
+            if left >= max(finish_put + 1, -(-finish_work // snap.n)):
+                parts |= {i for i in recipe.ingredients if i not in book.base and i in book.recipe}
+        return parts
+
+    def _components(self, snap: Snapshot, arrivals: int, weights: Counter[str], total: int,
+                    window: set[str] | frozenset[str] = frozenset()) -> list[tuple[float, str]]:
         book = snap.book
         users: Counter[str] = Counter()
         for dish in book.servable_dishes:
@@ -208,7 +232,8 @@ class Demand:
         for product, weight in users.items():
             chance = order_probability(stock[product] + 1, arrivals, weight / total)
             if chance >= self.config.spare_threshold:
-                out.append((chance * self.config.component_weight, product))
+                scale = self.config.window_weight if product in window else self.config.component_weight
+                out.append((chance * scale, product))
         return out
 
 

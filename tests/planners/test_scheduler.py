@@ -82,3 +82,25 @@ def test_session_wrapper_reads_session_world():
     planner.reset(Session(world))
     commands = planner.act(Session(world))
     assert len(commands) == 2 and all(o.ok for o in world.check(commands))
+
+
+def test_end_window_hedges_with_shared_components():
+    # level_3, tau 2.5, 2 agents: the last order arrives at step 52, 8 steps before the end; a
+    # sushi takes 11 from scratch but 6 from ready sashimi and rice, so both sashimis and the rice
+    # are the window's parts, ranked above a spare dish of the same chance
+    from mindagent.planners.demand import Demand, PlannerConfig
+    from mindagent.planners.snapshot import Snapshot
+
+    planner = CuisinePlanner()
+    world = World(load_level("level_3"), n_agents=2, tau=2.5, seed=0)
+    world.reset()
+    snap = Snapshot.of(world, planner.book(world.level))
+    demand = Demand(PlannerConfig())
+    assert demand._window_parts(snap, arrivals=1) == {"salmonSashimi", "tunaSashimi", "cookedRice"}
+    assert demand._window_parts(snap, arrivals=2) == set()
+    # a team with an agent per dish keeps making whole spare dishes
+    big = World(load_level("level_3"), n_agents=3, tau=2.5, seed=0)
+    big.reset()
+    assert demand._window_parts(Snapshot.of(big, planner.book(big.level)), arrivals=1) == set()
+    cell = run_cell(CuisinePlanner(), "level_3", agents=2, taus=(2.5,))
+    assert cell.refused == 0 and cell.taus[0].completed == 14
