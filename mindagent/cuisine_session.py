@@ -37,7 +37,7 @@ class CuisineSession:
         self.max_steps = self.world.max_steps
         self.rules = level.rules.name
         self.demo_dish = demo_dish
-        self._pending: list[str] = []
+        self._instructions: list[str] = []
 
     async def reset(self) -> None:
         self.world.reset()
@@ -85,13 +85,13 @@ class CuisineSession:
         text = text.strip()
         if not text:
             return
-        if text in self._pending:
-            self._pending.remove(text)
-        self._pending = (self._pending + [text])[-HEAD_CHEF_WINDOW:]
+        if text in self._instructions:
+            self._instructions.remove(text)
+        self._instructions = (self._instructions + [text])[-HEAD_CHEF_WINDOW:]
 
     def pending_instructions(self) -> list[str]:
         """The head chef's standing instructions, newest last, for this step's prompt."""
-        return list(self._pending)
+        return list(self._instructions)
 
     @property
     def step_index(self) -> int:

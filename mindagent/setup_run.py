@@ -34,8 +34,7 @@ class GameSpec:
 
 def make_session(spec: GameSpec) -> CuisineSession:
     level = load_level(spec.level, rules=spec.rules, recipes=spec.recipes)
-    session = CuisineSession(level, n_agents=spec.agents, tau=spec.tau, seed=spec.seed, max_steps=spec.steps)
-    return session
+    return CuisineSession(level, n_agents=spec.agents, tau=spec.tau, seed=spec.seed, max_steps=spec.steps)
 
 
 def pick_demo(session: CuisineSession, prompt: PromptConfig) -> Demo | None:
