@@ -221,7 +221,7 @@ class Demand:
         book = snap.book
         users: Counter[str] = Counter()
         for dish in book.servable_dishes:
-            for product in tree_products(book, dish) - {dish}:
+            for product in sorted(tree_products(book, dish) - {dish}):  # sorted: no hash order
                 users[product] += weights[dish]
         stock: Counter[str] = Counter(h for h in snap.hold if h is not None)
         for t in book.tools:

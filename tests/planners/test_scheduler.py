@@ -4,6 +4,9 @@ team size or tau, and it plays well enough to be a baseline worth beating."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -104,3 +107,34 @@ def test_end_window_hedges_with_shared_components():
     assert demand._window_parts(Snapshot.of(big, planner.book(big.level)), arrivals=1) == set()
     cell = run_cell(CuisinePlanner(), "level_3", agents=2, taus=(2.5,))
     assert cell.refused == 0 and cell.taus[0].completed == 14
+
+
+_TRANSCRIPT = """
+import hashlib
+from cuisineworld import World, load_level
+from mindagent.planners import CuisinePlanner
+digest = hashlib.sha256()
+for level, agents in (("level_5", 2), ("level_12", 3)):
+    world = World(load_level(level), n_agents=agents, tau=1.0, seed=0)
+    planner = CuisinePlanner()
+    for _ in range(3):
+        world.reset()
+        while not world.done:
+            commands = planner.act_world(world)
+            digest.update(repr(commands).encode())
+            world.step(commands)
+print(digest.hexdigest())
+"""
+
+
+def test_same_episode_under_any_string_hash_seed():
+    """Python salts str hashes per process, so anything that iterates a set of names would
+    play a different episode in another process; the recordings and the sweep must not."""
+    root = Path(__file__).resolve().parents[2]
+    digests = set()
+    for hash_seed in ("0", "1", "2", "3"):
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed, "PYTHONPATH": str(root)}
+        out = subprocess.run([sys.executable, "-c", _TRANSCRIPT], env=env, capture_output=True,
+                             text=True, check=True, cwd=root)
+        digests.add(out.stdout.strip())
+    assert len(digests) == 1
