@@ -121,7 +121,7 @@ def _start(snap: Snapshot, a: int, task: Task) -> Decision:
 
 def assign(snap: Snapshot, tasks: list[Task], hand_dest: HandDest, free: list[int],
            taken: Counter[tuple[str, str, str | None, str | None]], stay: int = STAY_HORIZON,
-           preposition: int = PREPOSITION_HORIZON) -> dict[int, Decision]:
+           preposition: int = PREPOSITION_HORIZON, activate_here: bool = True) -> dict[int, Decision]:
     """One decision per agent in `free`; `taken` lists sub-tasks already started this step."""
     out: dict[int, Decision] = {}
     empty: list[int] = []
@@ -146,6 +146,15 @@ def assign(snap: Snapshot, tasks: list[Task], hand_dest: HandDest, free: list[in
         # a task one step from ready keeps an agent already standing at its source
         soon = task.wait <= stay and any(snap.at[a] == task.src for a in empty)
         (ready if task.wait == 0 or soon else pending).append(task)
+    if activate_here:
+        # Starting a tool one stands at costs one command now and a goto more later, and the
+        # cooking starts sooner: it goes before any other sub-task.
+        for task in [t for t in ready if t.kind == "activate" and t.wait == 0]:
+            here = [a for a in empty if snap.at[a] == task.src]
+            if here:
+                empty.remove(here[0])
+                ready.remove(task)
+                out[here[0]] = Decision(("activate", here[0], task.src, None), "act", task)
     sources = Counter(t.src for t in ready)
     for task in ready:
         if not empty:

@@ -41,10 +41,11 @@ class PlannerConfig:
     # from ready ingredients: those ingredients rank this far above a spare dish of the same chance
     window_weight: float = 2.0
     spare_queue: float = 0.9  # a spare this likely may queue behind a busy tool
-    admission: float | None = 0.8  # share of commands assumed productive when admitting orders
+    admission: float | None = 0.9  # share of commands assumed productive when admitting orders
     eta_share: float = 0.8  # an order is late when eta_share * its remaining work / team > deadline
     stay: int = 2  # steps an agent at a tool waits for its product rather than leaving
     preposition: int = 2  # steps ahead an idle agent walks to a tool that will soon be ready
+    activate_here: bool = True  # an agent standing at a tool that is ready to start starts it first
     # Monte-Carlo look-ahead (see lookahead.py): teams up to this size compare the joint actions
     # of a few planner variants by rolling each out over sampled futures (0 disables it)
     lookahead_team: int = 2

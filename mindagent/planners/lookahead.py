@@ -6,8 +6,11 @@ choice costs a whole order, and which one is right depends on orders not drawn y
 last `lookahead_horizon` steps, for small teams, each variant proposes a joint action; when they
 disagree, every distinct action is played on copies of the world whose future dishes are redrawn
 from other seeds (`World.clone(order_seed=k)`: arrival times are the real ones, the dishes are
-sampled, the real generator is never read), followed by the default planner to the episode's end.
-The action with the most completed orders on average wins; ties keep the default's action.
+sampled, the real generator is never read), and the variant that proposed it plays on to the
+episode's end. Rolling a variant out with its own rules compares whole policies from this state
+(a variant that drops a late order keeps it dropped), rather than one deviating step followed
+by the default. The action with the most completed orders on average wins; ties keep the
+default's action.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ def variant_configs(base: PlannerConfig) -> list[PlannerConfig]:
 
 def rollout_score(world: World, first: list[str], policy: Callable[[World], list[str]], seeds: list[int]) -> float:
     """Mean orders completed from now to the episode's end over sampled futures, playing `first`
-    now and `policy` afterwards."""
+    now and `policy` (the variant that proposed it) afterwards."""
     total = 0.0
     for seed in seeds:
         twin = world.clone(order_seed=seed)

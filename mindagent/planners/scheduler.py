@@ -9,7 +9,7 @@ agents that had nothing to do yet: after one agent puts the last ingredient, a s
 activate and a third can take a mixer's product in the same step. The joint action is finally
 checked with `World.check`; anything refused becomes a noop (and is counted in
 `stats["repaired"]`, which the tests keep at zero). For small teams, the last steps of an episode
-compare a few planner variants' joint actions by rollouts over sampled futures (`lookahead.py`).
+compare a few planner variants by rolling each out over sampled futures (`lookahead.py`).
 
 Example::
 
@@ -94,20 +94,23 @@ class CuisinePlanner:
             self._variants = [CuisinePlanner(c) for c in variant_configs(self.config)]
             for v in self._variants:
                 v._books = self._books
+        base = self._base
+        assert base is not None
         candidates = [default]
+        policies = [base._act_base]  # each candidate is rolled out by the policy that proposed it
         for variant in self._variants:
             commands = variant._act_base(world)
-            self.stats["repaired"] += variant.stats.pop("repaired", 0)  # a variant's repairs count too
+            # a variant's repairs count too (in its proposals and its rollouts)
+            self.stats["repaired"] += variant.stats.pop("repaired", 0)
             if sorted(commands) != sorted(default) and all(sorted(commands) != sorted(c) for c in candidates):
                 candidates.append(commands)
+                policies.append(variant._act_base)
         if len(candidates) == 1:
             return default
         self.stats["lookahead"] += 1
         seeds = [(world.seed * 7919 + world.episode * 1_000_003 + world.time * 1009 + i) & 0x7FFFFFFF
                  for i in range(self.config.lookahead_samples)]
-        base = self._base
-        assert base is not None
-        scores = [rollout_score(world, c, base._act_base, seeds) for c in candidates]
+        scores = [rollout_score(world, c, p, seeds) for c, p in zip(candidates, policies)]
         best = max(range(len(candidates)), key=lambda i: (scores[i] > scores[0] + 1e-9, scores[i], -i))
         if best != 0:
             self.stats["lookahead_switch"] += 1
@@ -177,7 +180,8 @@ class CuisinePlanner:
         for job in jobs:
             if job.root is not None:
                 collect_tasks(snap, job.root, (job.cls, job.deadline, job.rank), tasks, hand_dest)
-        return assign(snap, tasks, hand_dest, free, taken, self.config.stay, self.config.preposition)
+        return assign(snap, tasks, hand_dest, free, taken, self.config.stay, self.config.preposition,
+                      self.config.activate_here)
 
     @staticmethod
     def _inherit(resolver: Resolver, jobs: list[Job]) -> None:

@@ -106,7 +106,9 @@ def test_end_window_hedges_with_shared_components():
     big.reset()
     assert demand._window_parts(Snapshot.of(big, planner.book(big.level)), arrivals=1) == set()
     cell = run_cell(CuisinePlanner(), "level_3", agents=2, taus=(2.5,))
-    assert cell.refused == 0 and cell.taus[0].completed == 14
+    # with the parts ready, every one of the three episodes' 15 orders is served
+    tau = cell.taus[0]
+    assert cell.refused == 0 and (tau.completed, tau.failed, tau.active) == (15, 0, 0)
 
 
 _TRANSCRIPT = """
