@@ -140,3 +140,34 @@ def test_same_episode_under_any_string_hash_seed():
                              text=True, check=True, cwd=root)
         digests.add(out.stdout.strip())
     assert len(digests) == 1
+
+
+def test_agent_at_a_ready_tool_starts_it_before_fetching():
+    # level_3, 2 agents: agent1 has just put rice in pot0 while the next fetch (a tuna from
+    # storage) is also ready. Starting the pot now costs one command; walking off to fetch
+    # first means someone comes back to start it later and the rice cooks later.
+    world = World(load_level("level_3"), n_agents=2, tau=1.5, seed=0)
+    world.reset()
+    script = [
+        ["goto_agent0_storage0", "goto_agent1_storage0"],
+        ["get_agent0_rice_storage0", "get_agent1_tuna_storage0"],
+        ["goto_agent0_pot0", "goto_agent1_chopboard0"],
+        ["put_agent0_pot0", "put_agent1_chopboard0"],
+        ["activate_agent0_pot0", "activate_agent1_chopboard0"],
+        ["noop_agent0", "get_agent1_tunaSashimi_chopboard0"],
+        ["noop_agent0", "goto_agent1_mixer0"],
+        ["get_agent0_cookedRice_pot0", "put_agent1_mixer0"],
+        ["goto_agent0_mixer0", "goto_agent1_storage0"],
+        ["put_agent0_mixer0", "get_agent1_rice_storage0"],
+        ["activate_agent0_mixer0", "goto_agent1_pot0"],
+        ["get_agent0_tunaSushi_mixer0", "put_agent1_pot0"],
+    ]
+    for commands in script:
+        assert all(o.ok for o in world.step(commands).outcomes), commands
+    assert world.location_content("pot0") == ["rice"] and world.agent_location(1) == "pot0"
+    assert "activate_agent1_pot0" in CuisinePlanner().act_world(world)
+    # the rule is what decides it: without it the same planner sends agent1 to storage first
+    from mindagent.planners.demand import PlannerConfig
+
+    without = CuisinePlanner(PlannerConfig(activate_here=False)).act_world(world)
+    assert "activate_agent1_pot0" not in without
