@@ -14,6 +14,7 @@ import pytest
 from cuisineworld import PAPER_TAUS, World, load_level
 from levels import level_names
 from mindagent.planners import CuisinePlanner, make_policy
+from mindagent.planners.demand import PlannerConfig
 from mindagent.planners.evaluate import run_cell
 
 
@@ -91,7 +92,7 @@ def test_end_window_hedges_with_shared_components():
     # level_3, tau 2.5, 2 agents: the last order arrives at step 52, 8 steps before the end; a
     # sushi takes 11 from scratch but 6 from ready sashimi and rice, so both sashimis and the rice
     # are the window's parts, ranked above a spare dish of the same chance
-    from mindagent.planners.demand import Demand, PlannerConfig
+    from mindagent.planners.demand import Demand
     from mindagent.planners.snapshot import Snapshot
 
     planner = CuisinePlanner()
@@ -167,7 +168,5 @@ def test_agent_at_a_ready_tool_starts_it_before_fetching():
     assert world.location_content("pot0") == ["rice"] and world.agent_location(1) == "pot0"
     assert "activate_agent1_pot0" in CuisinePlanner().act_world(world)
     # the rule is what decides it: without it the same planner sends agent1 to storage first
-    from mindagent.planners.demand import PlannerConfig
-
     without = CuisinePlanner(PlannerConfig(activate_here=False)).act_world(world)
     assert "activate_agent1_pot0" not in without
