@@ -8,8 +8,8 @@ a model is an ordinary refusal.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Collection
 
 from cuisineworld.reasons import Code, Reason
 

@@ -52,7 +52,7 @@ class Kitchen:
         self.loc_busy = [0] * m
         self.gettable = [False] * m
 
-    def copy(self) -> "Kitchen":
+    def copy(self) -> Kitchen:
         twin = object.__new__(Kitchen)
         for name in Kitchen.__slots__:
             setattr(twin, name, getattr(self, name))
@@ -94,10 +94,14 @@ class Kitchen:
         a = cmd.agent
         if verb == "noop":
             return None
-        j = self.level.location_index[cmd.location]  # type: ignore[index]
+        location = cmd.location
+        if location is None:
+            # only a hand-built Command can get here (the parser gives every other verb a place)
+            raise ValueError(f"{verb} needs a location: {cmd!r}")
+        j = self.level.location_index[location]
         if verb == "goto":
             if self.agent_busy[a]:
-                return Reason(Code.AGENT_BUSY, a, cmd.location)
+                return Reason(Code.AGENT_BUSY, a, location)
             self.at[a] = j
             return None
         if verb == "get":
@@ -195,7 +199,7 @@ class Kitchen:
         return None
 
     # ------------------------------------------------------------ legal moves
-    def legal(self, a: int, tables: "_LegalTables", count_for: CountFor) -> list[str]:
+    def legal(self, a: int, tables: _LegalTables, count_for: CountFor) -> list[str]:
         out = [tables.noop[a]]
         if self.agent_busy[a]:
             return out

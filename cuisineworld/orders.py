@@ -48,7 +48,7 @@ class OrderBook:
         self.completed_dishes: list[str] = []
         self.failed_dishes: list[str] = []
 
-    def copy(self, rng: random.Random) -> "OrderBook":
+    def copy(self, rng: random.Random) -> OrderBook:
         twin = OrderBook(tuple(self.dishes), self.lifetimes, self.interval, rng)
         twin.active = [Order(o.id, o.dish, o.lifetime, o.arrival) for o in self.active]
         twin.timer, twin.clock, twin.next_id = self.timer, self.clock, self.next_id
@@ -81,7 +81,7 @@ class OrderBook:
                 n += 1
         return n
 
-    def settle(self, kitchen: "Kitchen", rules: "Rules") -> tuple[list[str], list[str]]:
+    def settle(self, kitchen: Kitchen, rules: Rules) -> tuple[list[str], list[str]]:
         """Expire and serve orders; returns (dishes completed, dishes failed) this step."""
         active = self.active
         if not active:

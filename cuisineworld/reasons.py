@@ -6,11 +6,15 @@ involved) and the `feedback` package turns it into a sentence, in one place.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
+from typing import TypeVar
+
+_T = TypeVar("_T", int, str)
 
 
-class Code(str, Enum):
+class Code(StrEnum):
     # command strings that cannot be read
     MALFORMED = "malformed"
     UNKNOWN_VERB = "unknown_verb"
@@ -50,7 +54,7 @@ class Reason:
     item: str | None = None
     command: str | None = None
     # for JOINT_REJECTED: the reason that sank the joint action
-    cause: "Reason | None" = None
+    cause: Reason | None = None
 
     def to_dict(self) -> dict[str, object]:
         out: dict[str, object] = {"code": self.code.value}
@@ -63,13 +67,21 @@ class Reason:
         return out
 
     @staticmethod
-    def from_dict(raw: dict[str, object]) -> "Reason":
+    def from_dict(raw: Mapping[str, object]) -> Reason:
         cause = raw.get("cause")
         return Reason(
             Code(str(raw["code"])),
-            agent=raw.get("agent"),  # type: ignore[arg-type]
-            location=raw.get("location"),  # type: ignore[arg-type]
-            item=raw.get("item"),  # type: ignore[arg-type]
-            command=raw.get("command"),  # type: ignore[arg-type]
+            agent=_optional(raw, "agent", int),
+            location=_optional(raw, "location", str),
+            item=_optional(raw, "item", str),
+            command=_optional(raw, "command", str),
             cause=Reason.from_dict(cause) if isinstance(cause, dict) else None,
         )
+
+
+def _optional(raw: Mapping[str, object], key: str, kind: type[_T]) -> _T | None:
+    """A field read back from a recording: absent, or of the type `to_dict` wrote."""
+    value = raw.get(key)
+    if value is None or isinstance(value, kind):
+        return value
+    raise ValueError(f"reason field {key!r} should be {kind.__name__}, not {value!r}")

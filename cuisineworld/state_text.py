@@ -16,7 +16,7 @@ def _items(content: list[str]) -> str:
     return "&".join(content) if content else "None"
 
 
-def render_state(world: "World") -> str:
+def render_state(world: World) -> str:
     k = world._kitchen
     names = world.level.location_names
     lines = [f"step: {world.time} of {world.max_steps}", "orders (most urgent first):"]

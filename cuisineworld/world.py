@@ -108,8 +108,7 @@ class World:
             self.seed = seed
             self._rng.seed(seed)
         if generator_state is not None:
-            version, internal, gauss = generator_state
-            self._rng.setstate((int(version), tuple(int(x) for x in internal), gauss))  # type: ignore[arg-type]
+            self._rng.setstate(_rng_state(generator_state))
         self.episode += 1
         self.episode_start_state = self.generator_state()
         self._kitchen.clear()
@@ -175,7 +174,7 @@ class World:
         self._ensure_started()
         return render_state(self)
 
-    def clone(self, order_seed: int | None = None) -> "World":
+    def clone(self, order_seed: int | None = None) -> World:
         """An independent copy (state and generator) for search; the level is shared.
 
         A plain clone draws the same future orders as the original, which a fair look-ahead
@@ -268,7 +267,7 @@ class World:
             notes.append(Reason(Code.NO_COMMANDS))
         elif sink is not None:
             notes.append(sink)
-            for raw, error in zip(commands, errors):
+            for raw, error in zip(commands, errors, strict=True):
                 reason = error or Reason(Code.JOINT_REJECTED, cause=sink, command=str(raw))
                 outcomes.append(Outcome(str(raw), False, reason))
             if record:
@@ -277,7 +276,7 @@ class World:
         elif all(c is not None and c.verb == "noop" for c in parsed):
             notes.append(Reason(Code.NOTHING_DONE))
         open_orders = self._orders.count_for
-        for raw, cmd, error in zip(commands, parsed, errors):
+        for raw, cmd, error in zip(commands, parsed, errors, strict=True):
             if cmd is None:
                 outcomes.append(Outcome(str(raw), False, error))
                 continue
@@ -288,7 +287,7 @@ class World:
         return outcomes, notes
 
     def _tally(self, parsed: list[Command | None], outcomes: list[Outcome]) -> None:
-        for cmd, outcome in zip(parsed, outcomes):
+        for cmd, outcome in zip(parsed, outcomes, strict=True):
             if cmd is None:
                 continue
             stats = self.stats[cmd.agent]
@@ -309,6 +308,18 @@ class World:
         if not 0 <= agent < self.n_agents:
             raise IndexError(f"agent {agent} is not in this kitchen of {self.n_agents}")
         return self._kitchen.legal(agent, self._legal_static, self._orders.count_for)
+
+
+def _rng_state(saved: list[object]) -> tuple[object, ...]:
+    """`generator_state()` as it comes back from JSON: `setstate` wants the words as a tuple again.
+
+    A saved state is data from a file, so a wrong shape is refused here with a plain message
+    rather than deep inside `random`.
+    """
+    version, internal, gauss = saved
+    if not isinstance(version, int) or not isinstance(internal, list | tuple):
+        raise ValueError("not an order generator state saved by World.generator_state()")
+    return (version, tuple(int(x) for x in internal), gauss)
 
 
 class _LegalTables:

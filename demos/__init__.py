@@ -43,7 +43,7 @@ class Demo:
     steps: tuple[DemoStepFile, ...]
     source: str
 
-    def few_step(self) -> "Demo":
+    def few_step(self) -> Demo:
         return Demo(self.dish, self.agents, self.steps[:FEW_STEPS], self.source)
 
 

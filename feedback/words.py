@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 from cuisineworld.reasons import Code, Reason
@@ -48,16 +48,23 @@ def describe(reason: Reason) -> str:
     )
 
 
+# Read-only members, so the engine's frozen `Outcome` and `StepResult` fit.
 class _OutcomeLike(Protocol):
-    ok: bool
-    reason: Reason | None
+    @property
+    def ok(self) -> bool: ...
+    @property
+    def reason(self) -> Reason | None: ...
 
 
 class _StepLike(Protocol):
-    outcomes: list[_OutcomeLike]
-    notes: list[Reason]
-    completed: list[str]
-    failed: list[str]
+    @property
+    def outcomes(self) -> Sequence[_OutcomeLike]: ...
+    @property
+    def notes(self) -> Sequence[Reason]: ...
+    @property
+    def completed(self) -> Sequence[str]: ...
+    @property
+    def failed(self) -> Sequence[str]: ...
 
 
 def outcome_lines(outcomes: Iterable[_OutcomeLike]) -> list[str]:

@@ -10,7 +10,6 @@ import json
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-
 from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError

@@ -32,6 +32,9 @@ REASONS: dict[str, str] = {
     "bridge": "the connection to the game failed",
 }
 
+# codes whose detail tells the dispatcher something it can act on (the bad name, the bridge's words)
+_SHOW_DETAIL = frozenset({"syntax", "unknown_target", "bridge", "timeout", "path_failed", "dig_failed"})
+
 
 def _items(counts: dict[str, Any]) -> str:
     parts = [f"{n} {name}" for name, n in sorted(counts.items())]
@@ -70,5 +73,5 @@ def line(outcome: Outcome) -> str:
     who = outcome.agent or "The dispatcher"
     reason = REASONS.get(outcome.code, outcome.code.replace("_", " "))
     what = outcome.command or "do that"
-    tail = f" ({outcome.detail})" if outcome.detail and outcome.code in {"syntax", "unknown_target", "bridge", "timeout", "path_failed", "dig_failed"} else ""
+    tail = f" ({outcome.detail})" if outcome.detail and outcome.code in _SHOW_DETAIL else ""
     return f"{who} could not {what}: {reason}{tail}."

@@ -17,6 +17,7 @@ that would be refused falls through to the next one, and `noop` closes the list.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from minecraft.check import check_one
@@ -41,10 +42,10 @@ class MinecraftPlanner:
 
     name = "planner"
 
-    def reset(self, session: MinecraftSession) -> None:  # type: ignore[override]
+    def reset(self, session: MinecraftSession) -> None:
         """Stateless between steps: everything is read from the session each time."""
 
-    def act(self, session: MinecraftSession) -> list[str]:  # type: ignore[override]
+    def act(self, session: MinecraftSession) -> list[str]:
         obs, agents = session.obs, session.agents
         blocked = session.blocked_agents()
         step = session.step_index
@@ -74,7 +75,7 @@ class MinecraftPlanner:
                 continue
             mob = MOB_OF_DISH[dish]
             if _give(chosen, claimed, f"hunt:{dish}:{deficit[dish]}", agents,
-                     lambda a, m=mob: Command(Verb.KILL_MOB, a, m), legal):
+                     _hunt(mob), legal):
                 deficit[dish] -= 1
         return [chosen.get(name, Command(Verb.NOOP, name)).text for name in agents]
 
@@ -93,16 +94,20 @@ def _personal_jobs(name: str, inv: dict[str, int], obs: Observation) -> list[Com
     return jobs
 
 
+def _hunt(mob: str) -> Callable[[str], Command]:
+    return lambda agent: Command(Verb.KILL_MOB, agent, mob)
+
+
 def _give(chosen: dict[str, Command], claimed: set[str], job: str, order: list[str],
-          make: object, legal: object) -> bool:
+          make: Callable[[str], Command], legal: Callable[[Command], bool]) -> bool:
     """Give `job` to the first free agent in `order` whose command would be accepted."""
     if job in claimed:
         return False
     for name in order:
         if name in chosen:
             continue
-        command = make(name)  # type: ignore[operator]
-        if legal(command):  # type: ignore[operator]
+        command = make(name)
+        if legal(command):
             chosen[name] = command
             claimed.add(job)
             return True

@@ -44,7 +44,16 @@ def instructions_text(agents: Sequence[str]) -> str:
 
 
 def knowledge_text() -> str:
-    return "Inference knowledge:\n- One order needs: kill the right animal, have fuel in the furnace, put the meat in, wait until it is cooked, take it out, put it in the chest.\n- The furnace only burns fuel while something cooks; one coal cooks 8 items, so keep one agent on meat and another on fuel and delivery.\n- Cooking takes time: while the furnace works, fetch the next meat instead of waiting.\n- Killed animals and mined blocks come back after a few seconds.\n- A human player may give instructions; follow them when they do not lose orders."
+    return "\n".join([
+        "Inference knowledge:",
+        "- One order needs: kill the right animal, have fuel in the furnace, put the meat in, wait until it is cooked, "
+        "take it out, put it in the chest.",
+        "- The furnace only burns fuel while something cooks; one coal cooks 8 items, so keep one agent on meat and "
+        "another on fuel and delivery.",
+        "- Cooking takes time: while the furnace works, fetch the next meat instead of waiting.",
+        "- Killed animals and mined blocks come back after a few seconds.",
+        "- A human player may give instructions; follow them when they do not lose orders.",
+    ])
 
 
 def prompt_parts(agents: Sequence[str]) -> PromptParts:

@@ -19,6 +19,10 @@ class ActionError:
     command: str = ""
     detail: str = ""
 
+    def to_dict(self) -> dict[str, Any]:
+        """What a recording keeps of the refusal (every field, so replays need no defaults)."""
+        return {"code": self.code, "agent": self.agent, "command": self.command, "detail": self.detail}
+
 
 @dataclass(frozen=True, slots=True)
 class ActionDone:

@@ -48,7 +48,8 @@ def test_location_type_rules():
         ('{"schema": "mindagent/level@1", "name": "x", "dishes": ["pizza"], "kitchen": ["storage", "servingtable"]}', "dishes.0", "pizza"),
         ('{"schema": "mindagent/level@1", "name": "x", "dishes": ["cake"], "kitchen": ["storage", "grill"]}', "kitchen.1", "grill"),
         ('{"schema": "mindagent/level@1", "name": "x", "dishes": ["cake"], "kitchen": ["blender", "servingtable"]}', "kitchen", "storage"),
-        ('{"schema": "mindagent/level@1", "name": "x", "dishes": ["cake"], "kitchen": ["storage", "servingtable"], "max_steps": -1}', "max_steps", "greater"),
+        ('{"schema": "mindagent/level@1", "name": "x", "dishes": ["cake"], "kitchen": ["storage", "servingtable"], '
+         '"max_steps": -1}', "max_steps", "greater"),
         ('{"schema": "other", "name": "x", "dishes": ["cake"], "kitchen": ["storage", "servingtable"]}', "schema", "mindagent/level@1"),
     ],
 )
@@ -66,7 +67,9 @@ def test_bad_recipe_file(tmp_path):
     level = tmp_path / "l.json"
     level.write_text(json.dumps({"schema": "mindagent/level@1", "name": "x", "dishes": ["cake"], "kitchen": ["storage", "servingtable"]}))
     recipes = tmp_path / "r.json"
-    recipes.write_text(json.dumps({"schema": "mindagent/recipes@1", "recipes": [{"product": "soup", "tool": "pot", "ingredients": ["unobtainium"]}]}))
+    recipes.write_text(json.dumps(
+        {"schema": "mindagent/recipes@1", "recipes": [{"product": "soup", "tool": "pot", "ingredients": ["unobtainium"]}]}
+    ))
     with pytest.raises(LevelFileError, match="recipes.* 'unobtainium' is neither"):
         load_level(level, recipes=recipes)
     recipes.write_text(json.dumps({"schema": "mindagent/recipes@1", "recipes": [
