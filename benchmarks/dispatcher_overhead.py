@@ -18,11 +18,12 @@ import statistics
 import time
 from collections.abc import Callable
 
+from mindagent.cuisine.extraction import extract_commands
 from mindagent.dispatcher import Dispatcher
-from mindagent.extraction import extract_commands
+from mindagent.domains import make_session
 from mindagent.memory import Memory
 from mindagent.prompt.builder import PromptConfig
-from mindagent.setup_run import GameSpec, make_session, pick_demo
+from mindagent.spec import GameSpec
 
 
 def tokenizer() -> tuple[str, Callable[[str], int]]:
@@ -41,10 +42,10 @@ def tokenizer() -> tuple[str, Callable[[str], int]]:
 
 
 def measure(level: str, agents: int, steps: int, count: Callable[[str], int]) -> dict[str, float]:
-    session = make_session(GameSpec(level, agents, 1.0, 0, "reference", steps))
+    session = make_session(GameSpec("cuisineworld", level, agents, 1.0, 0, "reference", steps))
     session.world.reset()
     config = PromptConfig()
-    dispatcher = Dispatcher(None, config, pick_demo(session, config))
+    dispatcher = Dispatcher.for_session(session, None, config)
     memory = Memory(config.memory)
     rng = random.Random(0)
     feedback: list[str] = []
@@ -79,7 +80,8 @@ def main() -> None:
     print("|---|---|---|---|---|")
     for agents in (2, 4):
         r = measure(args.level, agents, args.steps, count)
-        print(f"| {agents} | {r['p50_ms']:.3f} ms | {r['max_ms']:.3f} ms | {r['share_min']:.1%} / {r['share_mean']:.1%} | {r['tokens']:,.0f} |")
+        share = f"{r['share_min']:.1%} / {r['share_mean']:.1%}"
+        print(f"| {agents} | {r['p50_ms']:.3f} ms | {r['max_ms']:.3f} ms | {share} | {r['tokens']:,.0f} |")
 
 
 if __name__ == "__main__":

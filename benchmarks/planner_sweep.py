@@ -14,10 +14,10 @@ import json
 import time
 from pathlib import Path
 
-from mindagent.paper import GPT4_COS, PAPER_AGENT_COUNTS, PAPER_LEVELS
-from mindagent.planners import make_policy
-from mindagent.planners.evaluate import CellResult, run_cell
-from mindagent.planners.upper_bound import upper_bound
+from mindagent.cuisine.paper import GPT4_COS, PAPER_AGENT_COUNTS, PAPER_LEVELS
+from mindagent.cuisine.planners import make_policy
+from mindagent.cuisine.planners.evaluate import CellResult, run_cell
+from mindagent.cuisine.planners.upper_bound import upper_bound
 
 
 def sweep(policy_name: str, rules: str) -> tuple[list[CellResult], dict[tuple[str, int], float], float]:
@@ -43,7 +43,7 @@ def markdown(cells: list[CellResult], bounds: dict[tuple[str, int], float]) -> s
         }
         for label, row in rows.items():
             marks = []
-            for lv, v in zip(PAPER_LEVELS, row):
+            for lv, v in zip(PAPER_LEVELS, row, strict=True):
                 short = label == "planner" and v < GPT4_COS[agents][lv]
                 marks.append(f"{v:.3f}{'*' if short else ''}")
             lines.append(f"| {agents} {label} | " + " | ".join(marks) + f" | {sum(row) / len(row):.3f} |")

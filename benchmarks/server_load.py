@@ -21,10 +21,10 @@ import time
 from pathlib import Path
 
 from mindagent.server import GameServer, RoomSettings, ServerConfig
-from mindagent.setup_run import GameSpec
+from mindagent.spec import GameSpec
 
 
-def spectators(url: str, rooms: list[str], stop: "mp.synchronize.Event", ready: "mp.synchronize.Event") -> None:
+def spectators(url: str, rooms: list[str], stop: mp.synchronize.Event, ready: mp.synchronize.Event) -> None:
     """In a child process: one websocket per room, joined as spectator, reading everything."""
     from websockets.asyncio.client import connect
 
@@ -61,7 +61,7 @@ async def run(n: int, args: argparse.Namespace, folder: Path) -> dict[str, float
     async with GameServer(config) as server:
         rooms = []
         for _ in range(n):
-            settings = RoomSettings(GameSpec(args.level, args.agents, 1.0, 0, "reference", 100_000), args.model,
+            settings = RoomSettings(GameSpec("cuisineworld", args.level, args.agents, 1.0, 0, "reference", 100_000), args.model,
                                     "benchmark", "realtime", args.tick, 30.0, True)
             rooms.append(await server.registry.create(settings))
         spawn = mp.get_context("spawn")

@@ -1,21 +1,20 @@
-"""The dispatcher loop: build the prompt, ask, extract, check (and repair), step, record.
+"""The dispatcher's thinking for one step: build the prompt, ask, extract, check (and repair).
 
-`Dispatcher.decide` is one step's thinking; `run_episode` is the whole loop. The game server
-uses `decide` on its own clock; evaluation and `mindagent run` use `run_episode`.
+`Dispatcher.decide` is pure thinking; stepping the game, feedback, memory and the recording are
+`mindagent.episode`'s, which `run`, `eval` and the game server all share.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from demos import Demo
 from mindagent.brains import Brain, Call, LLMBrain
-from mindagent.domain import DomainSession, DomainStep, Verdict
+from mindagent.domain import DomainSession, Verdict
 from mindagent.llm.base import Message, Usage
 from mindagent.memory import Memory
 from mindagent.prompt.builder import PromptConfig, build_messages, format_turn
-from mindagent.recording import Recorder
 
 REPAIR_REQUEST = "Some of those commands would be refused:\n{lines}\nAnswer again with one corrected command per agent."
 NO_COMMAND_REQUEST = "No command could be read from that answer. Answer again with one command per agent, one per line."
@@ -23,10 +22,13 @@ NO_COMMAND_REQUEST = "No command could be read from that answer. Answer again wi
 
 @dataclass
 class Decision:
+    """What the dispatcher chose for one step, what the look-ahead said, and what it cost."""
+
     commands: list[str]
     verdicts: list[Verdict]
     calls: list[Call] = field(default_factory=list)
     shown: str = ""
+    head_chef: list[str] = field(default_factory=list)
 
     @property
     def usage(self) -> Usage:
@@ -37,27 +39,29 @@ class Decision:
             sum(c.usage.latency_s for c in self.calls),
         )
 
-
-@dataclass
-class EpisodeResult:
-    completed: int
-    failed: int
-    active: int
-    steps: int
-    prompt_tokens: int = 0
-    cached_tokens: int = 0
-    output_tokens: int = 0
-    latency_s: float = 0.0
+    @property
+    def errors(self) -> list[str]:
+        """Failed model calls, as ``Kind: message`` lines."""
+        return [f"{c.error_kind or 'LLMError'}: {c.error}" for c in self.calls if c.error]
 
 
 class Dispatcher:
     """One brain plus the prompt it reads; `controlled` restricts it to some agents (human play)."""
 
-    def __init__(self, brain: Brain | None, prompt: PromptConfig | None = None, demo: Demo | None = None, repair: int = 0) -> None:
+    def __init__(self, brain: Brain | None, prompt: PromptConfig | None = None, demo: Demo | None = None,
+                 repair: int = 0) -> None:
         self.brain = brain
         self.prompt = prompt or PromptConfig()
         self.demo = demo
         self.repair = repair
+
+    @classmethod
+    def for_session(cls, session: DomainSession, brain: Brain | None, prompt: PromptConfig,
+                    repair: int = 0) -> Dispatcher:
+        """A dispatcher with the session's demonstration when the brain reads a prompt."""
+        wants_demo = prompt.demo != "none" and (brain is None or brain.needs_prompt)
+        demo = session.choose_demo(prompt.demo_agents) if wants_demo else None
+        return cls(brain, prompt, demo, repair)
 
     def messages(self, session: DomainSession, memory: Memory, feedback: Sequence[str],
                  head_chef: Sequence[str] = (), people: Sequence[str] = ()) -> tuple[list[Message], str]:
@@ -71,13 +75,11 @@ class Dispatcher:
         if self.brain is None:
             raise ValueError("this dispatcher has no brain; it can only build prompts")
         if not isinstance(self.brain, LLMBrain):
-            commands = self.brain.act(session)
-            if controlled is not None:
-                commands = [c for c in commands if _agent_of(c) in controlled]
-            return Decision(commands, session.check(commands))
+            commands = self._mine(session, self.brain.act(session), controlled)
+            return Decision(commands, session.check(commands), head_chef=list(head_chef))
         messages, shown = self.messages(session, memory, feedback, head_chef, people)
-        space = getattr(session, "command_space", lambda: None)()
-        calls = [await self.brain.ask(messages, space)]
+        grammar = session.grammar()
+        calls = [await self.brain.ask(messages, grammar)]
         commands, verdicts = self._read(session, calls[-1].text, controlled)
         for _ in range(self.repair):
             refused = [v.text or v.command for v in verdicts if not v.ok]
@@ -85,57 +87,17 @@ class Dispatcher:
                 break
             request = REPAIR_REQUEST.format(lines="\n".join(f"- {r}" for r in refused)) if commands else NO_COMMAND_REQUEST
             messages = messages + [Message("assistant", calls[-1].text), Message("user", request)]
-            calls.append(await self.brain.ask(messages, space))
+            calls.append(await self.brain.ask(messages, grammar))
             commands, verdicts = self._read(session, calls[-1].text, controlled)
-        return Decision(commands, verdicts, calls, shown)
+        return Decision(commands, verdicts, calls, shown, list(head_chef))
 
-    @staticmethod
-    def _read(session: DomainSession, text: str, controlled: Sequence[int] | None) -> tuple[list[str], list[Verdict]]:
-        commands = session.extract_commands(text)
-        if controlled is not None:
-            commands = [c for c in commands if _agent_of(c) in controlled]
+    @classmethod
+    def _read(cls, session: DomainSession, text: str, controlled: Sequence[int] | None) -> tuple[list[str], list[Verdict]]:
+        commands = cls._mine(session, session.extract_commands(text), controlled)
         return commands, session.check(commands)
 
-
-def _agent_of(command: str) -> int | None:
-    for part in command.replace("(", "_").replace(",", "_").split("_"):
-        part = part.strip()
-        if part.startswith("agent") and part[5:].isdigit():
-            return int(part[5:])
-    return None
-
-
-async def run_episode(
-    session: DomainSession,
-    dispatcher: Dispatcher,
-    recorder: Recorder | None = None,
-    on_step: Callable[[int, DomainStep], None] | None = None,
-    steps: int | None = None,
-) -> EpisodeResult:
-    """Play one episode from the session's current reset state to its last step."""
-    memory = Memory(dispatcher.prompt.memory)
-    feedback: list[str] = []
-    total = EpisodeResult(0, 0, 0, 0)
-    limit = session.max_steps if steps is None else min(steps, session.max_steps)
-    while not session.done and session.step_index < limit:
-        t = session.step_index
-        state = session.state_text()
-        head_chef = getattr(session, "pending_instructions", lambda: [])()
-        decision = await dispatcher.decide(session, memory, feedback, head_chef)
-        result = await session.step(decision.commands)
-        feedback = list(result.notes)
-        memory.push(decision.shown, "\n".join(decision.commands))
-        usage = decision.usage
-        total.prompt_tokens += usage.prompt_tokens
-        total.cached_tokens += usage.cached_tokens
-        total.output_tokens += usage.output_tokens
-        total.latency_s += usage.latency_s
-        if recorder is not None:
-            recorder.step(t, state, head_chef, decision, result, session)
-        if on_step is not None:
-            on_step(t, result)
-    counts = session.counts
-    total.completed, total.failed, total.active, total.steps = counts.completed, counts.failed, counts.active, session.step_index
-    if recorder is not None:
-        recorder.end(total)
-    return total
+    @staticmethod
+    def _mine(session: DomainSession, commands: Sequence[str], controlled: Sequence[int] | None) -> list[str]:
+        if controlled is None:
+            return list(commands)
+        return [c for c in commands if session.agent_of(c) in controlled]

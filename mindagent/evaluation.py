@@ -16,18 +16,21 @@ import os
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
-from cuisineworld import PAPER_TAUS
-from levels import level_names, load_level_data
+from mindagent import domains
 from mindagent.brains import Brain
-from mindagent.dispatcher import Dispatcher, run_episode
+from mindagent.dispatcher import Dispatcher
+from mindagent.episode import run_episode
 from mindagent.prompt.builder import PromptConfig
-from mindagent.recording import Recorder
-from mindagent.scoring import TauResult, cos, cos_paper
-from mindagent.setup_run import GameSpec, make_session, pick_demo, recording_path
+from mindagent.recording import Recorder, recording_path
+from mindagent.scoring import PAPER_TAUS, TauResult, cos, cos_paper
+from mindagent.spec import GameSpec
 
 log = logging.getLogger(__name__)
-PAPER_LEVELS = tuple(f"level_{i}" for i in (0, 1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12))
+
+#: Settings that change results: a results file made with other values is not resumed.
+RESUME_KEYS = ("domain", "model", "rules", "episodes", "seed", "steps", "prompt", "repair", "options")
 
 
 @dataclass
@@ -43,20 +46,14 @@ class EvalConfig:
     prompt: PromptConfig = field(default_factory=PromptConfig)
     repair: int = 0
     record_dir: str | None = None
+    domain: str = domains.DEFAULT_DOMAIN
+    options: dict[str, object] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, object]:
         return {**asdict(self), "prompt": self.prompt.to_dict()}
 
-
-def parse_levels(text: str) -> list[str]:
-    if text == "paper":
-        return list(PAPER_LEVELS)
-    if text == "all":
-        return level_names()
-    names = [t.strip() for t in text.split(",") if t.strip()]
-    for name in names:
-        load_level_data(name)  # fails early with a clear error
-    return names
+    def spec(self, level: str, agents: int, tau: float) -> GameSpec:
+        return GameSpec(self.domain, level, agents, tau, self.seed, self.rules, self.steps, options=dict(self.options))
 
 
 class Results:
@@ -73,9 +70,10 @@ class Results:
     def _load(self, path: Path) -> None:
         data = json.loads(path.read_text(encoding="utf-8"))
         saved = data.get("config", {})
-        for key in ("model", "rules", "episodes", "seed", "steps", "prompt", "repair"):
+        defaults: dict[str, object] = {"domain": domains.DEFAULT_DOMAIN, "options": {}}  # files from before these keys
+        for key in RESUME_KEYS:
             mine = self.config.to_dict()[key]
-            if saved.get(key) != mine:
+            if saved.get(key, defaults.get(key)) != mine:
                 raise ValueError(f"{path} was made with {key}={saved.get(key)!r}, not {mine!r}; use another --out")
         for cell in data.get("cells", []):
             taus = {float(t["tau"]): TauResult(float(t["tau"]), t["completed"], t["failed"], t["active"]) for t in cell["taus"]}
@@ -88,7 +86,7 @@ class Results:
         self.done.setdefault((level, agents), {})[result.tau] = result
         self.save()
 
-    def cells(self) -> list[dict[str, object]]:
+    def cells(self) -> list[dict[str, Any]]:
         out = []
         for level in self.config.levels:
             for agents in self.config.agents:
@@ -112,30 +110,31 @@ class Results:
             writer = csv.writer(fh)
             writer.writerow(["level", "agents", "tau", "completed", "failed", "active", "rate", "cos", "cos_paper"])
             for cell in self.cells():
-                for t in cell["taus"]:  # type: ignore[union-attr]
+                for t in cell["taus"]:
                     writer.writerow([cell["level"], cell["agents"], t["tau"], t["completed"], t["failed"], t["active"],
                                      t["rate"], cell["cos"], cell["cos_paper"]])
 
 
 async def run_tau(config: EvalConfig, level: str, agents: int, tau: float, brain_factory: Callable[[], Brain],
                   on_episode: Callable[[], None] | None = None) -> TauResult:
-    """Three consecutive episodes on one World: the order generator carries over between them."""
-    spec = GameSpec(level, agents, tau, config.seed, config.rules, config.steps)
-    session = make_session(spec)
+    """Consecutive episodes on one session: the order stream carries over between them."""
+    spec = domains.validate(config.spec(level, agents, tau))
+    session = domains.make_session(spec)
     brain = brain_factory()
-    dispatcher = Dispatcher(brain, config.prompt, pick_demo(session, config.prompt) if getattr(brain, "needs_prompt", False) else None,
-                            repair=config.repair)
+    dispatcher = Dispatcher.for_session(session, brain, config.prompt, repair=config.repair)
     completed = failed = active = 0
     try:
         for episode in range(1, config.episodes + 1):
-            await session.reset()
+            await session.reset(seed=config.seed if episode == 1 else None)
+            if hasattr(brain, "reset"):
+                brain.reset(session)
             recorder = None
             if config.record_dir is not None:
                 path = recording_path(Path(config.record_dir), spec, config.model, episode)
                 path.unlink(missing_ok=True)
                 recorder = Recorder(path)
                 recorder.header(**spec.header(), model=config.model, prompt=config.prompt.to_dict(), repair=config.repair,
-                                episode=episode, generator_state=session.world.episode_start_state)
+                                episode=episode, **session.episode_header())
             result = await run_episode(session, dispatcher, recorder)
             completed += result.completed
             failed += result.failed
@@ -144,6 +143,7 @@ async def run_tau(config: EvalConfig, level: str, agents: int, tau: float, brain
                 on_episode()
     finally:
         await brain.aclose()
+        await session.aclose()
     return TauResult(tau, completed, failed, active)
 
 
@@ -156,7 +156,7 @@ async def run_eval(config: EvalConfig, results: Results, brain_factory: Callable
         async with gate:
             try:
                 outcome = await run_tau(config, level, agents, tau, brain_factory, on_episode)
-            except Exception as exc:  # noqa: BLE001 - one broken unit must not sink the sweep
+            except Exception as exc:
                 log.exception("%s, %d agents, tau %s failed", level, agents, tau)
                 results.failures.append(f"{level}, {agents} agents, tau {tau}: {type(exc).__name__}: {exc}")
                 return

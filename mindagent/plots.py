@@ -3,7 +3,7 @@
 One panel per level: completion rate against tau for each team size (one line per agent count),
 so how much a bigger team helps and how fast the rate falls as orders come faster can be read at
 a glance. The legend gives each line's CoS and, for the paper's cells under the reference rules,
-GPT-4's CoS from the paper (`mindagent.paper`).
+the paper's figure for that cell (the domain's `reference_figures`).
 
 Results file (as `mindagent.evaluation` writes it; `cos_paper` is the paper's stated formula)::
 
@@ -43,12 +43,13 @@ def plot_results(results_json_path: str | Path, out_png: str | Path, title: str 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from mindagent.paper import gpt4_cos
+    from mindagent import domains
 
     data: dict[str, Any] = json.loads(Path(results_json_path).read_text(encoding="utf-8"))
     cells = data.get("cells", [])
     config = data.get("config", {})
-    reference = config.get("rules", "reference") == "reference"
+    figures = domains.get(str(config.get("domain") or domains.DEFAULT_DOMAIN)).reference_figures()
+    reference = config.get("rules", "reference") == "reference" and figures is not None
     by_level: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for cell in cells:
         by_level[str(cell["level"])].append(cell)
@@ -59,13 +60,13 @@ def plot_results(results_json_path: str | Path, out_png: str | Path, title: str 
     rows = math.ceil(len(levels) / cols)
     fig, axes = plt.subplots(rows, cols, figsize=(PANEL_SIZE[0] * cols, PANEL_SIZE[1] * rows),
                              squeeze=False, sharey=True)
-    for ax, level in zip(axes.flat, levels):
+    for ax, level in zip(axes.flat, levels, strict=False):  # the grid may have spare panels
         for cell in sorted(by_level[level], key=lambda c: int(c["agents"])):
             taus = sorted(cell.get("taus", []), key=lambda t: float(t["tau"]))
             xs = [float(t["tau"]) for t in taus]
             ys = [float(t["rate"]) for t in taus]
             label = f"{cell['agents']} agents: CoS {float(cell.get('cos', 0.0)):.2f}"
-            gpt4 = gpt4_cos(level, int(cell["agents"])) if reference else None
+            gpt4 = figures.published(level, int(cell["agents"])) if reference and figures is not None else None
             if gpt4 is not None:
                 label += f" (GPT-4 {gpt4:.2f})"
             ax.plot(xs, ys, marker="o", label=label)

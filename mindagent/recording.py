@@ -14,15 +14,19 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from mindagent.dispatcher import Decision, EpisodeResult
-    from mindagent.domain import DomainSession, DomainStep
+    from mindagent.dispatcher import Decision
+    from mindagent.domain import DomainStep
+    from mindagent.episode import EpisodeResult
+    from mindagent.spec import GameSpec
 
 FORMAT = "mindagent/recording@1"
 
 
-def _reason(reason: object) -> object:
-    to_dict = getattr(reason, "to_dict", None)
-    return to_dict() if callable(to_dict) else (None if reason is None else str(reason))
+def recording_path(folder: Path, spec: GameSpec, model: str, episode: int = 1) -> Path:
+    """``level_3_2a_tau1.0_s0_e1_planner.jsonl``: the spec and model, safe for any file system."""
+    safe = "".join(ch if ch.isalnum() or ch in "-." else "-" for ch in model)
+    name = Path(spec.level or spec.domain).stem
+    return folder / f"{name}_{spec.agents}a_tau{spec.tau}_s{spec.seed}_e{episode}_{safe}.jsonl"
 
 
 class Recorder:
@@ -33,6 +37,10 @@ class Recorder:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._file: IO[str] | None = self.path.open("a", encoding="utf-8")
 
+    @property
+    def closed(self) -> bool:
+        return self._file is None
+
     def _write(self, record: dict[str, Any]) -> None:
         if self._file is None:
             raise ValueError(f"recording {self.path} is closed")
@@ -42,21 +50,19 @@ class Recorder:
     def header(self, **fields: Any) -> None:
         self._write({"type": "header", "format": FORMAT, **fields})
 
-    def step(self, t: int, state: str, head_chef: Sequence[str], decision: "Decision", result: "DomainStep",
-             session: "DomainSession") -> None:
+    def step(self, t: int, state: str, orders: Sequence[dict[str, Any]], decision: Decision,
+             result: DomainStep) -> None:
         usage = decision.usage
-        orders = getattr(session, "orders_snapshot", lambda: None)()
         self._write({
             "type": "step",
             "step": t,
             "state": state,
-            "orders": orders,
-            "head_chef": list(head_chef),
+            "orders": list(orders),
+            "head_chef": list(decision.head_chef),
             "calls": [c.to_dict() for c in decision.calls],
             "commands": list(decision.commands),
             "check": [{"command": v.command, "ok": v.ok} for v in decision.verdicts],
-            "verdicts": [{"command": v.command, "ok": v.ok, "reason": _reason(v.reason), "text": v.text}
-                         for v in result.verdicts],
+            "verdicts": [v.to_dict() for v in result.verdicts],
             "feedback": list(result.notes),
             "completed": list(result.completed),
             "failed": list(result.failed),
@@ -69,10 +75,11 @@ class Recorder:
         """Anything else worth keeping with the episode (a questionnaire, a chat line)."""
         self._write({"type": kind, **fields})
 
-    def end(self, result: "EpisodeResult") -> None:
+    def end(self, result: EpisodeResult) -> None:
         self._write({"type": "end", "completed": result.completed, "failed": result.failed, "active": result.active,
                      "steps": result.steps, "prompt_tokens": result.prompt_tokens,
-                     "cached_tokens": result.cached_tokens, "output_tokens": result.output_tokens})
+                     "cached_tokens": result.cached_tokens, "output_tokens": result.output_tokens,
+                     "model_errors": result.model_errors})
         self.close()
 
     def close(self) -> None:

@@ -1,12 +1,15 @@
-"""Re-executing a recording through the engine and failing loudly at the first divergence."""
+"""Re-executing a recording through its domain and failing loudly at the first divergence."""
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
+from mindagent import domains
+from mindagent.domain import DomainSession, ReplayUnsupported, SpecError
 from mindagent.recording import RecordingError, read_recording
-from mindagent.setup_run import GameSpec, make_session
+from mindagent.spec import GameSpec
 
 
 @dataclass(frozen=True)
@@ -18,44 +21,65 @@ class ReplayReport:
 
 
 class Divergence(RecordingError):
-    """The engine did something other than what the recording says."""
+    """The game did something other than what the recording says."""
 
 
-def _spec(header: dict[str, object]) -> GameSpec:
-    if header.get("domain", "cuisineworld") != "cuisineworld":
-        raise RecordingError(f"replay of {header.get('domain')} recordings is not supported (it needs a live server)")
-    return GameSpec(level=str(header["level"]), agents=int(header["agents"]), tau=float(header["tau"]),  # type: ignore[arg-type]
-                    seed=int(header["seed"]), rules=str(header["rules"]),  # type: ignore[arg-type]
-                    steps=header.get("max_steps"), recipes=header.get("recipes"))  # type: ignore[arg-type]
+async def _session_for(header: dict[str, object]) -> DomainSession:
+    try:
+        spec = domains.validate(GameSpec.from_header(header, domains.DEFAULT_DOMAIN))
+        domain = domains.get(spec.domain)
+        if domain.live_world:
+            raise ReplayUnsupported(f"{domain.name} recordings cannot be re-executed offline (it needs a live world)")
+        session = domain.make_session(spec)
+        await session.restore(header)
+    except (SpecError, ReplayUnsupported, ValueError) as exc:
+        raise RecordingError(str(exc)) from None
+    return session
 
 
 def replay_recording(path: str | Path) -> ReplayReport:
+    """Step a fresh session with the recorded commands; `Divergence` at the first difference.
+
+    Synchronous, for the CLI and scripts; inside an event loop use `replay_recording_async`."""
+    return asyncio.run(replay_recording_async(path))
+
+
+async def replay_recording_async(path: str | Path) -> ReplayReport:
+    """`replay_recording` for callers already inside an event loop."""
     records = read_recording(path)
-    header = records[0]
-    session = make_session(_spec(header))
-    session.world.reset(generator_state=header.get("generator_state"))  # type: ignore[arg-type]
+    session = await _session_for(records[0])
     steps = 0
-    for record in records[1:]:
-        if record["type"] == "step":
-            t = record["step"]
-            if session.world.time != t:
-                raise Divergence(f"step {t}: the engine is at step {session.world.time}")
-            if session.state_text() != record["state"]:
-                raise Divergence(f"step {t}: state differs before the step\nrecorded:\n{record['state']}\nreplayed:\n{session.state_text()}")
-            result = session.step_now(record["commands"])
-            got = [{"command": v.command, "ok": v.ok, "reason": v.reason.to_dict() if v.reason else None, "text": v.text}  # type: ignore[attr-defined]
-                   for v in result.verdicts]
-            if got != record["verdicts"]:
-                raise Divergence(f"step {t}: verdicts differ\nrecorded: {record['verdicts']}\nreplayed: {got}")
-            for key, value in (("feedback", result.notes), ("completed", result.completed), ("failed", result.failed)):
-                if list(value) != record[key]:
-                    raise Divergence(f"step {t}: {key} differs: recorded {record[key]}, replayed {list(value)}")
-            steps += 1
-        elif record["type"] == "end":
-            c = session.counts
-            got_counts = (c.completed, c.failed, c.active)
-            want = (record["completed"], record["failed"], record["active"])
-            if got_counts != want:
-                raise Divergence(f"end: counts differ: recorded {want}, replayed {got_counts}")
-    c = session.counts
-    return ReplayReport(steps, c.completed, c.failed, c.active)
+    try:
+        for record in records[1:]:
+            if record["type"] == "step":
+                await _replay_step(session, record)
+                steps += 1
+            elif record["type"] == "end":
+                c = session.counts
+                got = (c.completed, c.failed, c.active)
+                want = (record.get("completed"), record.get("failed"), record.get("active"))
+                if got != want:
+                    raise Divergence(f"end: counts differ: recorded {want}, replayed {got}")
+        c = session.counts
+        return ReplayReport(steps, c.completed, c.failed, c.active)
+    finally:
+        await session.aclose()
+
+
+async def _replay_step(session: DomainSession, record: dict[str, object]) -> None:
+    t = record.get("step")
+    if session.step_index != t:
+        raise Divergence(f"step {t}: the game is at step {session.step_index}")
+    if session.state_text() != record.get("state"):
+        raise Divergence(f"step {t}: state differs before the step\nrecorded:\n{record.get('state')}\n"
+                         f"replayed:\n{session.state_text()}")
+    commands = record.get("commands")
+    if not isinstance(commands, list) or not all(isinstance(c, str) for c in commands):
+        raise RecordingError(f"step {t}: the recorded commands are not a list of strings")
+    result = await session.step(commands)
+    got = [v.to_dict() for v in result.verdicts]
+    if got != record.get("verdicts"):
+        raise Divergence(f"step {t}: verdicts differ\nrecorded: {record.get('verdicts')}\nreplayed: {got}")
+    for key, value in (("feedback", result.notes), ("completed", result.completed), ("failed", result.failed)):
+        if list(value) != record.get(key):
+            raise Divergence(f"step {t}: {key} differs: recorded {record.get(key)}, replayed {list(value)}")

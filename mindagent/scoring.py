@@ -10,6 +10,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
+#: The paper's five task-interval factors (1.0 is the most intense), shared by every domain.
+PAPER_TAUS: tuple[float, ...] = (1.0, 1.5, 2.0, 2.5, 3.0)
+
+
+def collaboration_score(completed: int, failed: int, active: int) -> float | None:
+    """Completed over all orders so far (completed + failed + still active); None before any order."""
+    total = completed + failed + active
+    return round(completed / total, 4) if total else None
+
 
 @dataclass(frozen=True, slots=True)
 class TauResult:

@@ -16,10 +16,10 @@ from typing import Any, Protocol, Self
 
 from pydantic import ValidationError
 
-from mindagent.domain import Counts, DomainStep, PromptParts, Verdict
-from mindagent.llm.base import CommandSpace
+from mindagent.domain import CommandError, Counts, DomainSession, DomainStep, PromptParts, Verdict
 from minecraft import check as checks
 from minecraft import feedback
+from minecraft import view as views
 from minecraft.commands import Command, Verb, extract_commands, gbnf
 from minecraft.kitchen import BLOCKS, ITEMS, MOBS, TARGETS
 from minecraft.orders import OrderBook
@@ -50,7 +50,7 @@ class Bridge(Protocol):
     async def close(self) -> None: ...
 
 
-class MinecraftSession:
+class MinecraftSession(DomainSession):
     """Example::
 
         async with MinecraftSession(n_agents=2, tau=2.0, seed=0) as session:   # embedded server
@@ -59,16 +59,21 @@ class MinecraftSession:
     """
 
     name = "minecraft"
+    domain = "minecraft"
 
     def __init__(self, *, n_agents: int = 2, tau: float = 2.0, seed: int = 0, max_steps: int = 60,
                  address: ServerAddress | None = None, kitchen: KitchenConfig | None = None,
-                 bridge: Bridge | None = None, agent_names: Sequence[str] | None = None) -> None:
+                 bridge: Bridge | None = None, agent_names: Sequence[str] | None = None,
+                 server_port: int = 0, version: str | None = None) -> None:
         names = list(agent_names or AGENT_NAMES[:n_agents])
         names += [f"Agent{i}" for i in range(len(names), n_agents)]
         self.agents: list[str] = names[:n_agents]
         self.n_agents, self.tau, self.seed, self.max_steps = n_agents, tau, seed, max_steps
         self.address = address
-        self.server = None if address is not None else EmbeddedServer(kitchen or KitchenConfig(seed=seed))
+        self.kitchen = kitchen or KitchenConfig(seed=seed)
+        self.server_port = server_port
+        self.server = None if address is not None else (
+            EmbeddedServer(self.kitchen) if version is None else EmbeddedServer(self.kitchen, version))
         self.bridge: Bridge = bridge or BridgeTransport()
         self.orders = OrderBook(tau=tau, seed=seed)
         self.obs = Observation()
@@ -85,7 +90,7 @@ class MinecraftSession:
         if self._started:
             return
         if self.server is not None:
-            self.address = await self.server.start()
+            self.address = await self.server.start(port=self.server_port)
         await self.bridge.start()
         self.bridge.on_restart.append(self._reconnect_all)
         await self._reconnect_all()
@@ -96,6 +101,9 @@ class MinecraftSession:
         if self.server is not None:
             await self.server.stop()
         self._started = False
+
+    async def aclose(self) -> None:
+        await self.close()
 
     async def __aenter__(self) -> Self:
         await self.start()
@@ -116,7 +124,14 @@ class MinecraftSession:
 
     # ---- DomainSession ---------------------------------------------------------------------
 
-    async def reset(self) -> None:
+    @property
+    def agent_names(self) -> list[str]:
+        return list(self.agents)
+
+    async def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.seed = seed
+            self.orders = OrderBook(tau=self.tau, seed=seed)
         await self.start()
         self._step = 0
         self._drain_events()
@@ -144,7 +159,7 @@ class MinecraftSession:
         await self._observe()
         done, expired = self.orders.advance(self._step, self.obs.chest())
         verdicts = [Verdict(text.strip(), isinstance(o, ActionDone), None if isinstance(o, ActionDone) else o,
-                            feedback.line(o)) for text, o in zip(commands, outcomes)]
+                            feedback.line(o)) for text, o in zip(commands, outcomes, strict=True)]
         notes = [f"{name} rejoined the server." for name in rejoined]
         notes += [f"Order for {o.dish} completed." for o in done]
         notes += [f"Order for {o.dish} ran out of time." for o in expired]
@@ -152,7 +167,8 @@ class MinecraftSession:
 
     def check(self, commands: Sequence[str]) -> list[Verdict]:
         out = []
-        for text, (_, why) in zip(commands, checks.check_all(commands, self.agents, self.obs, self.blocked_agents())):
+        checked = checks.check_all(commands, self.agents, self.obs, self.blocked_agents())
+        for text, (_, why) in zip(commands, checked, strict=True):
             out.append(Verdict(text.strip(), why is None, why, None if why is None else feedback.line(why)))
         return out
 
@@ -170,15 +186,41 @@ class MinecraftSession:
     def prompt_parts(self) -> PromptParts:
         return prompt_parts(self.agents)
 
-    def command_space(self) -> CommandSpace:
+    def grammar(self) -> str:
         """Grammar-constrained decoding for the local model (full GBNF of this domain)."""
-        grammar = gbnf(self.agents, TARGETS, MOBS, BLOCKS, ITEMS)
-        return CommandSpace(self.n_agents, TARGETS, ITEMS, tuple(v.value for v in Verb), gbnf=grammar)
+        return gbnf(self.agents, TARGETS, MOBS, BLOCKS, ITEMS)
+
+    def idle_command(self, agent: int) -> str:
+        return f"noop({self.agents[agent]})"
+
+    def parse_command(self, text: str) -> str:
+        found = extract_commands(text, self.agents)
+        if len(found) != 1:
+            raise CommandError(f"not a Minecraft command: {text.strip()[:80]!r} (e.g. killMob(Alex, cow))")
+        return found[0].text
 
     def pending_instructions(self) -> list[str]:
-        """Human chat lines since the last call (drained), e.g. ``["Chef: cook chicken first"]``."""
+        """Standing head-chef lines, then human chat lines since the last call (drained), e.g.
+        ``["Chef: cook chicken first"]``."""
         lines, self._instructions = self._instructions, []
-        return lines
+        return super().pending_instructions() + lines
+
+    def orders_snapshot(self) -> list[dict[str, Any]]:
+        ranked = sorted(self.orders.active, key=lambda o: (o.remaining(self._step), o.created))
+        return [{"id": o.created, "dish": o.dish, "lifetime": o.remaining(self._step)} for o in ranked]
+
+    def episode_header(self) -> dict[str, Any]:
+        k = self.kitchen
+        return {"kitchen": {"seed": k.seed, "cook_ticks": k.cook_ticks, "mob_respawn_ms": k.mob_respawn_ms,
+                            "block_respawn_ms": k.block_respawn_ms},
+                "server": None if self.address is None else {"version": self.address.version,
+                                                             "embedded": self.server is not None}}
+
+    def view(self) -> dict[str, Any]:
+        return views.kitchen_view(self.obs, self.agents, self.orders_snapshot(), self.blocked_agents())
+
+    def static_view(self) -> dict[str, Any]:
+        return views.level_view(self.agents, self.max_steps, self.address)
 
     @property
     def step_index(self) -> int:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from mindagent.llm.base import CommandSpace, Completion, GenerationConfig, Message, Usage
+from mindagent.llm.base import Completion, GenerationConfig, Message, Usage
 
 
 class ScriptedModel:
@@ -17,9 +17,12 @@ class ScriptedModel:
     def __init__(self, answer: Callable[[int, Sequence[Message]], str] | Sequence[str]) -> None:
         self.answer = answer
         self.sent: list[list[Message]] = []
+        self.grammars: list[str | None] = []
 
-    async def complete(self, messages: Sequence[Message], config: GenerationConfig, space: CommandSpace | None = None) -> Completion:
+    async def complete(self, messages: Sequence[Message], config: GenerationConfig, grammar: str | None = None) -> Completion:
+        """The scripted answer; ``grammar`` is kept (`grammars`) so tests can check what was asked."""
         self.sent.append(list(messages))
+        self.grammars.append(grammar)
         n = len(self.sent) - 1
         text = self.answer(n, messages) if callable(self.answer) else self.answer[min(n, len(self.answer) - 1)]
         chars = sum(len(m.content) for m in messages)

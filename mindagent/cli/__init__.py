@@ -2,23 +2,27 @@
 
 from __future__ import annotations
 
+import importlib
 import logging
 
 import typer
 
-from mindagent.cli import demo, evaluate, levels, play, run, serve
+from mindagent import domains
+from mindagent.cli import evaluate, levels, play, run, serve
 
 app = typer.Typer(
     name="mindagent",
-    help="LLM multi-agent dispatch in games: CuisineWorld and Minecraft.",
+    help="LLM multi-agent dispatch in games: " + ", ".join(domains.NAMES) + ".",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
 )
 app.add_typer(levels.app, name="levels")
 app.command("play")(play.play)
-for _module in (run, evaluate, serve, demo):
+for _module in (run, evaluate, serve):
     _module.register(app)
+for _name in domains.COMMAND_MODULES:
+    importlib.import_module(_name).register(app)
 
 
 @app.callback()

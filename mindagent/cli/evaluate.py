@@ -1,4 +1,4 @@
-"""`mindagent eval`: the paper's sweep (levels x agents x 5 taus x 3 episodes) with any dispatcher."""
+"""`mindagent eval`: the paper's sweep (levels x agents x taus x episodes) with any dispatcher, any domain."""
 
 from __future__ import annotations
 
@@ -11,50 +11,44 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
+from mindagent import domains
+from mindagent.brains import Brain, make_brain
 from mindagent.cli import options as o
-from mindagent.cli.common import err
-from mindagent.setup_run import make_brain
+from mindagent.cli.common import err, fail
+from mindagent.domain import SpecError
+from mindagent.evaluation import EvalConfig, Results
+from mindagent.llm.base import LLMError
 
 # tables are wide: when piped (no terminal to measure) do not squeeze them into 80 columns
 out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160)
 
 
-def print_tables(results: object, compare: bool) -> None:
-    from mindagent.evaluation import Results
-
-    assert isinstance(results, Results)
+def print_tables(results: Results, compare: bool) -> None:
     cells = results.cells()
-    paper = bound = None
-    if compare:
-        from mindagent.paper import GPT4_COS
-
-        paper = GPT4_COS
-        try:
-            from mindagent.planners.upper_bound import cos_upper_bound
-        except ImportError:  # pragma: no cover - the bound ships with the planners
-            cos_upper_bound = None
-        bound = cos_upper_bound
+    reference = domains.get(results.config.domain).reference_figures() if compare else None
+    paper = reference.published if reference is not None else None
+    bound = reference.bound if reference is not None else None
     for agents in results.config.agents:
-        table = Table(title=f"{agents} agents, {results.config.model}: completed / total per tau",
+        table = Table(title=f"{results.config.domain}, {agents} agents, {results.config.model}: completed / total per tau",
                       caption="CoS: reference denominator; CoS\u2020: the paper's formula (no still-active orders)")
         table.add_column("level", no_wrap=True)
         for tau in results.config.taus:
             table.add_column(f"{tau:g}", no_wrap=True)
         table.add_column("CoS")
         table.add_column("CoS\u2020")
-        if paper is not None:
-            table.add_column("GPT-4")
+        if reference is not None:
+            table.add_column(reference.published_name)
         if bound is not None:
             table.add_column("bound")
         for cell in (c for c in cells if c["agents"] == agents):
-            taus = {t["tau"]: t for t in cell["taus"]}  # type: ignore[union-attr]
+            taus = {t["tau"]: t for t in cell["taus"]}
             row = [str(cell["level"])]
             for tau in results.config.taus:
                 t = taus.get(tau)
                 row.append(f"{t['completed']}/{t['completed'] + t['failed'] + t['active']}" if t else "-")
             row += [f"{cell['cos']:.3f}", f"{cell['cos_paper']:.3f}"]
             if paper is not None:
-                value = paper.get(agents, {}).get(str(cell["level"]))
+                value = paper(str(cell["level"]), agents)
                 row.append(f"{value:.3f}" if value is not None else "-")
             if bound is not None:
                 row.append(f"{bound(str(cell['level']), agents, results.config.rules):.3f}")
@@ -63,46 +57,60 @@ def print_tables(results: object, compare: bool) -> None:
 
 
 def evaluate(
-    levels: str = typer.Option("paper", help="paper | all | comma-separated names or paths"),
+    domain: str = o.DOMAIN,
+    levels: str = typer.Option("paper", help="paper | all | comma-separated names or paths (a one-kitchen domain: its kitchen)"),
     agents: str = typer.Option("2,3,4", help="comma-separated team sizes"),
     episodes: int = typer.Option(3, min=1, max=20),
     taus: str = typer.Option("1.0,1.5,2.0,2.5,3.0", help="comma-separated tau values"),
     seed: int = typer.Option(0),
     steps: int = typer.Option(60, min=1),
-    domain: str = typer.Option("cuisineworld", help="cuisineworld or minecraft"),
     model: str = o.MODEL, base_url: str | None = o.BASE_URL, model_path: str | None = o.MODEL_PATH,
     temperature: float = o.TEMPERATURE, max_tokens: int = o.MAX_TOKENS, timeout: float = o.TIMEOUT,
     repair: int = o.REPAIR, rules: str = o.RULES,
     no_knowledge: bool = o.NO_KNOWLEDGE, no_recipes: bool = o.NO_RECIPES, no_instructions: bool = o.NO_INSTRUCTIONS,
-    demo: str = o.DEMO, demo_agents: int | None = o.DEMO_AGENTS, no_feedback: bool = o.NO_FEEDBACK, memory: int = o.MEMORY,
+    demo: str | None = o.DEMO, demo_agents: int | None = o.DEMO_AGENTS, no_feedback: bool = o.NO_FEEDBACK,
+    memory: int = o.MEMORY,
+    mc_host: str | None = o.MC_HOST, mc_port: int | None = o.MC_PORT, mc_version: str | None = o.MC_VERSION,
+    cook_ticks: int | None = o.COOK_TICKS,
     out_file: Path | None = typer.Option(None, "--out", help="results JSON (CSV beside it); resumed if it exists"),
     concurrency: int = typer.Option(1, min=1, max=64, help="taus run at once (API backends)"),
     record: Path | None = typer.Option(None, "--record", help="write every episode's recording into this folder"),
-    compare: str | None = typer.Option(None, "--compare", help="'paper': show the paper's GPT-4 CoS and our upper bound"),
+    compare: str | None = typer.Option(None, "--compare", help="'paper': show the paper's figures and our upper bound"),
 ) -> None:
     """Run the CoS sweep and print per-tau tables like the paper's Tables 6-8."""
-    from mindagent.evaluation import EvalConfig, Results, parse_levels, run_eval
+    from mindagent.evaluation import run_eval
 
-    if domain == "minecraft":
-        from mindagent.cli.minecraft_cmds import eval_minecraft
-
-        eval_minecraft(agents=int(agents.split(",")[0]), episodes=episodes, seed=seed, steps=steps, model=model,
-                       base_url=base_url, model_path=model_path, out_file=out_file)
-        return
+    chosen = o.domain_or_exit(domain)
     try:
-        config = EvalConfig(
-            levels=parse_levels(levels), agents=[int(a) for a in agents.split(",")], model=model,
-            taus=[float(t) for t in taus.split(",")], episodes=episodes, seed=seed, steps=steps, rules=rules,
-            prompt=o.prompt_config(no_knowledge, no_recipes, no_instructions, demo, demo_agents, no_feedback, memory),
-            repair=repair, record_dir=str(record) if record else None)
+        level_list = chosen.parse_levels(levels)
+        team_sizes = [int(a) for a in agents.split(",") if a.strip()]
+        tau_list = [float(t) for t in taus.split(",") if t.strip()]
+    except (SpecError, ValueError) as exc:
+        fail(str(exc))
+    if not team_sizes or not tau_list:
+        fail("--agents and --taus need at least one value each")
+    if compare not in (None, "paper"):
+        fail("--compare takes 'paper'")
+    first = o.game_spec(chosen.name, level_list[0], team_sizes[0], tau_list[0], seed, rules, steps, None,
+                        mc_host, mc_port, mc_version, cook_ticks)
+    for size in team_sizes[1:]:
+        o.game_spec(chosen.name, level_list[0], size, tau_list[0], seed, rules, steps, None, mc_host, mc_port, mc_version,
+                    cook_ticks)
+    if mc_port is not None and concurrency > 1:
+        fail("--mc-port gives one port; units run at once would share it (use --concurrency 1)")
+    config = EvalConfig(
+        levels=level_list, agents=team_sizes, model=model, taus=tau_list, episodes=episodes, seed=seed, steps=steps,
+        rules=rules, prompt=o.prompt_config(chosen.name, no_knowledge, no_recipes, no_instructions, demo, demo_agents,
+                                            no_feedback, memory),
+        repair=repair, record_dir=str(record) if record else None, domain=chosen.name, options=dict(first.options))
+    try:
         results = Results(out_file, config)
-        make_brain(model, seed=seed, base_url=base_url, model_path=model_path)  # fail fast on a bad spec
-    except (ValueError, OSError) as exc:
-        err.print(f"[red]error:[/red] {exc}")
-        raise typer.Exit(2) from None
+        make_brain(model, chosen, seed=seed, base_url=base_url, model_path=model_path)  # fail fast on a bad spec
+    except (SpecError, LLMError, ValueError, OSError) as exc:
+        fail(str(exc))
 
-    def factory():  # one brain per unit: API clients are cheap, the local model is cached per process
-        return make_brain(model, seed=seed, base_url=base_url, model_path=model_path, temperature=temperature,
+    def factory() -> Brain:  # one brain per unit: API clients are cheap, the local model is cached per process
+        return make_brain(model, chosen, seed=seed, base_url=base_url, model_path=model_path, temperature=temperature,
                           max_tokens=max_tokens, timeout_s=timeout)
 
     todo = sum(1 for lv in config.levels for a in config.agents for t in config.taus if not results.has(lv, a, t))

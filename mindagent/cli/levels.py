@@ -4,17 +4,26 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from cuisineworld import PAPER_TAUS, Level, World
+from cuisineworld import PAPER_TAUS, Level, LevelFileError, World, load_level
 from levels import level_names
-from mindagent.cli.common import level_or_exit
+from mindagent.cli.common import fail
 
 app = typer.Typer(help="List levels, or show one level's timings and order streams.", invoke_without_command=True)
 out = Console()
+
+
+def level_or_exit(name: str, rules: str = "reference", recipes: Path | None = None) -> Level:
+    """A CuisineWorld level, or one error line naming the file and field, and exit 2."""
+    try:
+        return load_level(name, rules=rules, recipes=recipes)
+    except (LevelFileError, ValueError, OSError) as exc:
+        fail(str(exc))
 
 
 @app.callback()
@@ -53,7 +62,7 @@ def order_streams(level: Level, tau: float, seed: int = 0, episodes: int = 3, n_
     return streams
 
 
-def level_summary(level: Level, seed: int = 0) -> dict[str, object]:
+def level_summary(level: Level, seed: int = 0) -> dict[str, Any]:
     taus: dict[str, object] = {}
     for tau in PAPER_TAUS:
         taus[f"{tau:.1f}"] = {
@@ -83,7 +92,7 @@ def show(
     table = Table()
     for col in ("tau", "interval", "lifetimes", "orders per episode"):
         table.add_column(col)
-    for tau, info in summary["taus"].items():  # type: ignore[union-attr]
+    for tau, info in summary["taus"].items():
         table.add_row(
             tau,
             str(info["interval"]),

@@ -1,12 +1,26 @@
-"""Option declarations shared by run, eval and prompt, so each flag means one thing everywhere."""
+"""Option declarations shared by run, eval, serve and prompt, so each flag means one thing everywhere.
+
+Every flag reaches the domain: a domain refuses (one line naming it) what it cannot honour, so a
+flag never silently does nothing in one domain.
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import typer
 
-from mindagent.prompt.builder import PromptConfig
+from mindagent import domains
+from mindagent.cli.common import fail
+from mindagent.domain import Domain, SpecError
+from mindagent.prompt.builder import DemoMode, PromptConfig
+from mindagent.spec import GameSpec
 
-MODEL = typer.Option("planner", "--model", "-m", help="planner | random | local[:name] | openai:<model> | anthropic:<model> | replay:<file>")
+DOMAIN = typer.Option(domains.DEFAULT_DOMAIN, "--domain", help=" | ".join(domains.NAMES))
+LEVEL = typer.Option(None, "--level", help="level name or path to a level file (default: the domain's)")
+MODEL = typer.Option("planner", "--model", "-m",
+                     help="planner | random | local[:name] | openai:<model> | anthropic:<model> | replay:<file>")
 BASE_URL = typer.Option(None, "--base-url", help="OpenAI-compatible server URL (vLLM, Ollama, llama.cpp server)")
 MODEL_PATH = typer.Option(None, "--model-path", help="a GGUF file for the local backend")
 TEMPERATURE = typer.Option(0.1, "--temperature", min=0.0, max=2.0)
@@ -18,15 +32,49 @@ RECIPES = typer.Option(None, "--recipes", help="extra recipe file merged over th
 NO_KNOWLEDGE = typer.Option(False, "--no-knowledge", help="drop the inference-knowledge hints")
 NO_RECIPES = typer.Option(False, "--no-recipes", help="drop the recipes")
 NO_INSTRUCTIONS = typer.Option(False, "--no-instructions", help="drop the rules and action descriptions")
-DEMO = typer.Option("full", "--demo", help="full | few-step | none")
+DEMO = typer.Option(None, "--demo", help="full | few-step | none (default: full where the domain has a demo)")
 DEMO_AGENTS = typer.Option(None, "--demo-agents", min=1, max=4, help="use the demo made with this many agents")
 NO_FEEDBACK = typer.Option(False, "--no-feedback", help="do not tell the dispatcher why commands were refused")
 MEMORY = typer.Option(2, "--memory", min=0, max=60, help="previous (state, commands) pairs shown")
+MC_HOST = typer.Option(None, "--mc-host", help="Minecraft: use this offline-mode server instead of the embedded one")
+MC_PORT = typer.Option(None, "--mc-port", min=0, max=65535,
+                       help="Minecraft: the server's port (embedded server: where people join)")
+MC_VERSION = typer.Option(None, "--mc-version", help="Minecraft: protocol version (default 1.19.2)")
+COOK_TICKS = typer.Option(None, "--cook-ticks", min=1, help="Minecraft embedded server: furnace cook ticks (vanilla 200)")
 
 
-def prompt_config(no_knowledge: bool, no_recipes: bool, no_instructions: bool, demo: str, demo_agents: int | None,
-                  no_feedback: bool, memory: int) -> PromptConfig:
-    if demo not in ("full", "few-step", "none"):
-        raise typer.BadParameter("--demo must be full, few-step or none")
+_DEMO_MODES: dict[str, DemoMode] = {"full": "full", "few-step": "few-step", "none": "none"}
+
+
+def domain_or_exit(name: str) -> Domain:
+    try:
+        return domains.get(name)
+    except SpecError as exc:
+        fail(str(exc))
+
+
+def game_spec(domain: str, level: str | None, agents: int, tau: float, seed: int, rules: str, steps: int | None,
+              recipes: Path | None = None, mc_host: str | None = None, mc_port: int | None = None,
+              mc_version: str | None = None, cook_ticks: int | None = None) -> GameSpec:
+    """The validated spec, or one error line (naming the domain) and exit 2."""
+    options: dict[str, Any] = {k: v for k, v in (("mc_host", mc_host), ("mc_port", mc_port), ("mc_version", mc_version),
+                                                  ("cook_ticks", cook_ticks)) if v is not None}
+    spec = GameSpec(domain_or_exit(domain).name, level, agents, tau, seed, rules, steps,
+                    str(recipes) if recipes else None, options)
+    try:
+        return domains.validate(spec)
+    except SpecError as exc:
+        fail(str(exc))
+
+
+def prompt_config(domain: str, no_knowledge: bool, no_recipes: bool, no_instructions: bool, demo: str | None,
+                  demo_agents: int | None, no_feedback: bool, memory: int) -> PromptConfig:
+    """The prompt's components; a demo flag on a domain without demos is refused, not ignored."""
+    chosen = domain_or_exit(domain)
+    if demo is not None and demo not in ("full", "few-step", "none"):
+        fail("--demo must be full, few-step or none")
+    if not chosen.has_demo and ((demo not in (None, "none")) or demo_agents is not None):
+        fail(f"{chosen.name} has no one-shot demonstration; --demo and --demo-agents do not apply")
+    mode: DemoMode = _DEMO_MODES[demo or "full"] if chosen.has_demo else "none"
     return PromptConfig(recipes=not no_recipes, instructions=not no_instructions, knowledge=not no_knowledge,
-                        demo=demo, demo_agents=demo_agents, feedback=not no_feedback, memory=memory)  # type: ignore[arg-type]
+                        demo=mode, demo_agents=demo_agents, feedback=not no_feedback, memory=memory)

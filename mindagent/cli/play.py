@@ -9,7 +9,7 @@ from rich.console import Console
 
 from cuisineworld import World
 from feedback import step_lines
-from mindagent.cli.common import level_or_exit
+from mindagent.cli.levels import level_or_exit
 
 out = Console(highlight=False)
 

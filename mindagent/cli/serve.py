@@ -7,21 +7,25 @@ import logging
 import os
 import signal
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
 
+from mindagent.brains import default_model
 from mindagent.cli import options as o
-from mindagent.cli.common import err, level_or_exit
-from mindagent.setup_run import GameSpec, default_model
+from mindagent.cli.common import fail
+
+if TYPE_CHECKING:
+    from mindagent.server import GameServer
 
 out = Console(highlight=False, soft_wrap=True)
 
 
 def serve(
-    domain: str = typer.Option("cuisineworld", help="cuisineworld (browser rooms) or minecraft (bots in a world people join)"),
-    level: str = typer.Option("level_3", help="level of the room opened at start-up"),
-    agents: int | None = typer.Option(None, min=1, max=8, help="agents (default: 4 in a cuisineworld room, 2 bots in minecraft); "
+    domain: str = o.DOMAIN,
+    level: str | None = typer.Option(None, help="level of the room opened at start-up (default: the domain's)"),
+    agents: int | None = typer.Option(None, min=1, max=8, help="agents (default: 4 in a kitchen room, 2 Minecraft bots); "
                                       "people take some, the dispatcher the rest"),
     tau: float = typer.Option(1.0, min=0.1, max=10.0, help="task-interval factor (1.0 is the most intense)"),
     seed: int = typer.Option(0),
@@ -35,49 +39,47 @@ def serve(
     host: str = typer.Option("127.0.0.1", help="address to bind (0.0.0.0 opens it to the network)"),
     port: int = typer.Option(8765, min=0, max=65535),
     private: bool = typer.Option(False, "--private", help="the start-up room needs its secret to join"),
-    recordings: Path = typer.Option(Path("recordings/rooms"), "--recordings",  # noqa: B008 - typer's idiom
-                                    help="folder for the rooms' JSONL recordings"),
+    recordings: Path = typer.Option(Path("recordings/rooms"), "--recordings", help="folder for the rooms' JSONL recordings"),
     base_url: str | None = o.BASE_URL, model_path: str | None = o.MODEL_PATH, temperature: float = o.TEMPERATURE,
     max_tokens: int = o.MAX_TOKENS, timeout: float = o.TIMEOUT, repair: int = o.REPAIR, memory: int = o.MEMORY,
-    demo: str = o.DEMO,
-    mc_host: str | None = typer.Option(None, "--mc-host", help="Minecraft: use this offline-mode server instead of the embedded one"),
-    mc_port: int | None = typer.Option(None, "--mc-port", help="Minecraft: port (embedded server: where people join; default 25565)"),
-    mc_version: str | None = typer.Option(None, "--mc-version", help="Minecraft: protocol version (default 1.19.2)"),
-    cook_ticks: int | None = typer.Option(None, "--cook-ticks", min=1, help="Minecraft embedded server: furnace cook ticks"),
-    episodes: int | None = typer.Option(None, "--episodes", min=1, help="Minecraft: stop after this many episodes"),
+    demo: str | None = o.DEMO, rules: str = o.RULES,
+    mc_host: str | None = o.MC_HOST,
+    mc_port: int | None = typer.Option(None, "--mc-port", min=0, max=65535,
+                                       help="Minecraft: the port people join on (embedded server; default 25565)"),
+    mc_version: str | None = o.MC_VERSION, cook_ticks: int | None = o.COOK_TICKS,
+    autoplay: bool | None = typer.Option(None, "--autoplay/--no-autoplay",
+                                         help="the start-up room plays without waiting for a person, episode after "
+                                              "episode (default: on for a live world people join from a game client)"),
+    episodes: int | None = typer.Option(None, "--episodes", min=1, help="with autoplay: stop after this many episodes"),
 ) -> None:
     """Serve the game page and its websocket on one port; open one room to play at once.
 
-    With --domain minecraft: run dispatcher episodes back to back in a Minecraft world that
-    people can join with a normal client."""
+    With --domain minecraft the room's bots play in a Minecraft world that people can also join
+    with a normal client (1.19.2, offline mode)."""
     from mindagent.server import GameServer, ServerConfig
     from mindagent.server.protocol import ProtocolError
 
-    if domain == "minecraft":
-        from mindagent.cli.minecraft_cmds import serve_minecraft
-
-        model_spec, why = (model, "given with --model") if model else default_model()
-        serve_minecraft(agents=agents or 2, tau=tau, seed=seed, steps=steps, model=model_spec, why=why,
-                        mc_host=mc_host, mc_port=mc_port, mc_version=mc_version, cook_ticks=cook_ticks, episodes=episodes,
-                        out_dir=recordings.parent, base_url=base_url, model_path=model_path, temperature=temperature,
-                        max_tokens=max_tokens, timeout_s=timeout)
-        return
-    if domain != "cuisineworld":
-        err.print("[red]error:[/red] --domain must be cuisineworld or minecraft")
-        raise typer.Exit(2)
-    agents = agents or 4
     if mode not in ("realtime", "turns"):
-        raise typer.BadParameter("--mode must be realtime or turns")
-    level_or_exit(level)
+        fail("--mode must be realtime or turns")
+    chosen = o.domain_or_exit(domain)
+    live_world = chosen.live_world  # a world with its own clients: bots play on without a page
+    if live_world and mc_host is None and mc_port is None:
+        mc_port = 25565
+    spec = o.game_spec(chosen.name, level, agents or chosen.serve_agents, tau, seed, rules,
+                       steps, None, mc_host, mc_port, mc_version, cook_ticks)
+    autoplay = live_world if autoplay is None else autoplay
+    if episodes is not None and not autoplay:
+        fail("--episodes counts autoplay episodes; add --autoplay")
     model_spec, why = (model, "given with --model") if model else default_model()
     config = ServerConfig(
-        host=host, port=port, model=model_spec, model_why=why, mode=mode, tick=tick,  # type: ignore[arg-type]
+        host=host, port=port, model=model_spec, model_why=why, mode="turns" if mode == "turns" else "realtime", tick=tick,
         turn_timeout=turn_timeout, recordings=recordings, admin_token=os.environ.get("MINDAGENT_ADMIN_TOKEN") or None,
-        startup=GameSpec(level, agents, tau, seed, "reference", steps), startup_public=not private,
-        prompt=o.prompt_config(False, False, False, demo, None, False, memory), repair=repair,
+        startup=spec, startup_public=not private,
+        prompt=o.prompt_config(chosen.name, False, False, False, demo, None, False, memory), repair=repair,
         brain_options={"base_url": base_url, "model_path": model_path, "temperature": temperature,
-                       "max_tokens": max_tokens, "timeout_s": timeout, "seed": seed})
-    logging.getLogger("apscheduler").setLevel(logging.WARNING)
+                       "max_tokens": max_tokens, "timeout_s": timeout, "seed": seed},
+        autoplay=autoplay, episodes=episodes)
+    logging.getLogger("apscheduler").setLevel(logging.ERROR)  # "skipped: a step still running" is expected
     server = GameServer(config)
 
     async def run() -> None:
@@ -85,12 +87,10 @@ def serve(
             await server.start()
         except ProtocolError as exc:
             await server.stop()
-            err.print(f"[red]error:[/red] {exc.message}")
-            raise typer.Exit(2) from None
+            fail(exc.message)
         except OSError as exc:
             await server.stop()
-            err.print(f"[red]error:[/red] cannot listen on {host}:{port}: {exc.strerror or exc}")
-            raise typer.Exit(2) from None
+            fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}")
         _banner(server)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
@@ -105,10 +105,7 @@ def serve(
     asyncio.run(run())
 
 
-def _banner(server: object) -> None:
-    from mindagent.server import GameServer
-
-    assert isinstance(server, GameServer)
+def _banner(server: GameServer) -> None:
     cfg = server.config
     room = server.startup_room
     out.print(f"[bold]MindAgent game server[/bold] on [link={server.url}]{server.url}[/link]")
@@ -116,7 +113,11 @@ def _banner(server: object) -> None:
         spec = room.settings.spec
         clock = f"a step every {cfg.tick:g}s" if cfg.mode == "realtime" else f"turns (timer {cfg.turn_timeout:g}s)"
         access = "public" if room.secret is None else f"secret {room.secret}"
-        out.print(f"  room {room.id}: {spec.level}, {spec.agents} agents, tau {spec.tau:g}, {clock}, {access}")
+        out.print(f"  room {room.id}: {spec.domain} {spec.level}, {spec.agents} agents, tau {spec.tau:g}, {clock}, {access}")
+        join = room.session.static_view().get("join")
+        if isinstance(join, dict):
+            out.print(f"  game world: Minecraft {join.get('version')} (offline mode) on {join.get('host')}:{join.get('port')}; "
+                      "join with a game client, your chat reaches the dispatcher as head-chef words")
         if room.secret is not None:
             out.print(f"  invite:     {server.url}#room={room.id}&secret={room.secret}")
     out.print(f"  dispatcher: [bold]{cfg.model}[/bold] ({cfg.model_why})")

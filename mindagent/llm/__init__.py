@@ -8,8 +8,12 @@ Pick one with a spec string, as ``--model`` does::
     client = make_client("local")                         # SmolLM2-135M in-process, no key
     client = make_client("replay:runs/episode-0.jsonl")   # a recorded episode, offline
 
-Importing this package imports no SDK and no llama_cpp: each backend loads its library when
-it is built, so the game starts fast and runs without the ones it does not use.
+Importing this package imports no SDK, no llama_cpp and no game: each backend loads its
+library when it is built, so the game starts fast and runs without the ones it does not use.
+A game that wants constrained decoding passes its own GBNF grammar to `LLMClient.complete`.
+
+Failures are `LLMError`s of one of five kinds (`RateLimited`, `AuthFailed`,
+`ModelUnavailable`, `BadRequest`, `ModelTimeout`); `mindagent.llm.base` lists what maps where.
 """
 
 from __future__ import annotations
@@ -17,32 +21,38 @@ from __future__ import annotations
 from typing import Any
 
 from mindagent.llm.base import (
-    CommandSpace,
+    AuthFailed,
+    BadRequest,
     Completion,
     GenerationConfig,
     LLMClient,
     LLMError,
     Message,
+    ModelTimeout,
+    ModelUnavailable,
+    RateLimited,
     Role,
     Usage,
 )
-from mindagent.llm.grammar import command_grammar
 from mindagent.llm.local_models import DEFAULT_LOCAL_MODEL, LocalModelInfo, list_local_models
 from mindagent.llm.replay_backend import prompt_key
 
 __all__ = [
     "DEFAULT_LOCAL_MODEL",
     "SPEC_FORMS",
-    "CommandSpace",
+    "AuthFailed",
+    "BadRequest",
     "Completion",
     "GenerationConfig",
     "LLMClient",
     "LLMError",
     "LocalModelInfo",
     "Message",
+    "ModelTimeout",
+    "ModelUnavailable",
+    "RateLimited",
     "Role",
     "Usage",
-    "command_grammar",
     "list_local_models",
     "make_client",
     "prompt_key",
@@ -57,9 +67,9 @@ SPEC_FORMS = (
 )
 
 
-def _bad_spec(spec: str, why: str) -> LLMError:
+def _bad_spec(spec: str, why: str) -> BadRequest:
     forms = "; ".join(SPEC_FORMS)
-    return LLMError(f"bad model spec {spec!r}: {why}. Accepted forms: {forms}")
+    return BadRequest(f"bad model spec {spec!r}: {why}. Accepted forms: {forms}")
 
 
 def make_client(
@@ -69,12 +79,13 @@ def make_client(
     model_path: str | None = None,
     http_client: Any = None,
 ) -> LLMClient:
-    """Build the backend a spec names; LLMError (listing the accepted forms) for anything else.
+    """Build the backend a spec names; `BadRequest` (listing the accepted forms) for anything else.
 
     ``base_url`` applies to ``openai:``/``anthropic:``, ``model_path`` to ``local``, and
     ``http_client`` (the httpx client class the installed SDK uses) to the network backends.
     Nothing is contacted or loaded here; a missing key or model surfaces as an LLMError on the
-    first call, except a local model name or file that plainly does not exist.
+    first call, except a local model name (`BadRequest`) or file (`ModelUnavailable`) that
+    plainly does not exist, or a replay cassette that cannot be read.
     """
     kind, sep, arg = spec.strip().partition(":")
     kind = kind.lower()

@@ -18,8 +18,23 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from mindagent.llm.base import CommandSpace, Completion, GenerationConfig, LLMError, Message, Usage
-from mindagent.llm.retry import CONNECT_TIMEOUT_S, DEFAULT_TIMEOUT_S, Sleep, describe, with_retries
+from mindagent.llm.base import (
+    AuthFailed,
+    BadRequest,
+    Completion,
+    GenerationConfig,
+    Message,
+    ModelUnavailable,
+    Usage,
+)
+from mindagent.llm.retry import (
+    CONNECT_TIMEOUT_S,
+    DEFAULT_TIMEOUT_S,
+    Sleep,
+    describe,
+    error_kind,
+    with_retries,
+)
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +67,7 @@ def build_request(messages: Sequence[Message]) -> tuple[list[dict[str, Any]], li
         else:
             turns.append({"role": msg.role, "content": [block]})
     if not turns:
-        raise LLMError("anthropic: a request needs at least one user message, got only system text")
+        raise BadRequest("anthropic: a request needs at least one user message, got only system text")
     return system, turns
 
 
@@ -110,11 +125,11 @@ class AnthropicClient:
             return self._sdk
         key = self._api_key or os.environ.get(API_KEY_ENV)
         if not key:
-            raise LLMError(f"{self.name}: no API key; set {API_KEY_ENV} in the environment")
+            raise AuthFailed(f"{self.name}: no API key; set {API_KEY_ENV} in the environment")
         try:
             import anthropic
         except ImportError as exc:  # pragma: no cover - a core dependency
-            raise LLMError("anthropic backend needs the SDK: pip install anthropic") from exc
+            raise ModelUnavailable("anthropic backend needs the SDK: pip install anthropic") from exc
         self._sdk = anthropic.AsyncAnthropic(
             api_key=key,
             base_url=self._base_url,
@@ -151,9 +166,9 @@ class AnthropicClient:
         self,
         messages: Sequence[Message],
         config: GenerationConfig,
-        space: CommandSpace | None = None,
+        grammar: str | None = None,
     ) -> Completion:
-        """One Messages API call with our retry policy; `space` is ignored (no grammar here)."""
+        """One Messages API call with our retry policy; `grammar` is ignored (the API has none)."""
         import anthropic
 
         sdk = self._client()
@@ -171,13 +186,13 @@ class AnthropicClient:
                 break
             except anthropic.BadRequestError as exc:
                 if not (self._send_temperature and "temperature" in str(exc).lower()):
-                    raise LLMError(f"{self.name}: {describe(exc)}") from exc
+                    raise error_kind(exc)(f"{self.name}: {describe(exc)}") from exc
                 log.warning("%s rejects temperature; sending none from now on", self.name)
                 self._send_temperature = False
             except anthropic.AnthropicError as exc:
-                raise LLMError(f"{self.name}: {describe(exc)}") from exc
+                raise error_kind(exc)(f"{self.name}: {describe(exc)}") from exc
         else:  # pragma: no cover - the second pass sends no temperature, so it cannot loop
-            raise LLMError(f"{self.name}: request rejected twice")
+            raise BadRequest(f"{self.name}: request rejected twice")
         latency = time.perf_counter() - started
         text = "".join(b.text for b in resp.content if getattr(b, "type", "") == "text")
         usage = map_usage(resp.usage, latency)

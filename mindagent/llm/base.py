@@ -1,14 +1,47 @@
-"""The text-in, text-out interface every model backend speaks.
+"""The text-in, text-out interface every model backend speaks, and the errors it raises.
 
-Backends see messages, never worlds. A backend that can constrain decoding (the local GGUF
-model) receives a `CommandSpace` describing which command strings are well formed; the others
-ignore it.
+Backends see messages, never worlds, and import nothing of any game. A backend that can
+constrain decoding (the local GGUF model) takes a complete GBNF grammar string from the caller;
+the others ignore it. Which grammar fits a game's command language is the game's business.
+
+Errors
+------
+
+Every failure a backend reports is an `LLMError`; its class says what kind of failure it is, so
+a caller can tell "wait and try later" from "fix the key" from "fix the request" without
+reading messages. A failure that fits none of the kinds (say, a reply with no choices in it)
+is a plain `LLMError`.
+
+.. code-block:: text
+
+    LLMError
+    ├── RateLimited       HTTP 429, after our retries ran out (OpenAI's "insufficient_quota"
+    │                     is a 429 too)
+    ├── AuthFailed        HTTP 401 / 403; no API key (ANTHROPIC_API_KEY / OPENAI_API_KEY unset)
+    ├── ModelUnavailable  after our retries ran out: HTTP 5xx (Anthropic's 529 "overloaded" and a
+    │                     gateway's 504 included), 409 (a lock conflict that never cleared), a
+    │                     refused, reset or dropped connection; locally: llama-cpp-python, the
+    │                     weights package or the GGUF file missing, or a file llama.cpp cannot
+    │                     load; replay: a cassette that cannot be read or is not JSON Lines
+    ├── BadRequest        HTTP 400, 404 (usually the model name), 413, 422 and any other 4xx not
+    │                     named above; a bad spec string or unknown local model name in
+    │                     `make_client`; a request with no user message; a grammar llama.cpp
+    │                     cannot parse; a prompt longer than the local context window; a replay
+    │                     prompt with no recorded answer left
+    └── ModelTimeout      the client-side timeout (`GenerationConfig.timeout_s`) or HTTP 408,
+                          after our retries ran out
+
+The transient kinds (RateLimited, ModelUnavailable, ModelTimeout) are raised only once
+`mindagent.llm.retry.with_retries` has used its attempts; the others are raised at once,
+because the same request would fail the same way again. The HTTP mapping lives in
+`mindagent.llm.retry.error_kind`, so every network backend classifies alike.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol, Sequence
+from typing import Literal, Protocol
 
 Role = Literal["system", "user", "assistant"]
 
@@ -20,22 +53,6 @@ class Message:
     # True on the last message of the static prefix: backends with prompt caching put their
     # cache breakpoint here (Anthropic cache_control); others ignore it.
     cache_prefix: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class CommandSpace:
-    """Well-formed commands of a kitchen, for grammar-constrained decoding.
-
-    Command strings are ``verb_agentK`` (noop), ``verb_agentK_location`` (goto/put/activate/get)
-    and ``get_agentK_item_location``; one per line, one line per agent.
-    """
-
-    n_agents: int
-    locations: tuple[str, ...]
-    items: tuple[str, ...]
-    verbs: tuple[str, ...] = ("noop", "goto", "get", "put", "activate")
-    # A domain with another command syntax can hand a complete GBNF grammar instead.
-    gbnf: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +80,36 @@ class GenerationConfig:
 
 
 class LLMError(Exception):
-    """A backend failed after its retries; the message says which and why."""
+    """A backend failed (after its retries, where retrying made sense); the message says which
+    backend and why, the subclass says what kind of failure it is."""
+
+
+class RateLimited(LLMError):
+    """The provider kept refusing for rate or quota reasons; slow down or wait."""
+
+
+class AuthFailed(LLMError):
+    """No key, or the provider rejected the key or its permissions; retrying cannot help."""
+
+
+class ModelUnavailable(LLMError):
+    """The model cannot be reached or loaded right now (server error, overload, no connection,
+    missing weights); the request itself may be fine."""
+
+
+class BadRequest(LLMError):
+    """The request, model name or spec is wrong; it would fail the same way every time."""
+
+
+class ModelTimeout(LLMError):
+    """The call did not finish within its time limit."""
+
+
+#: Every kind by class name, so a recorded ``error_kind`` can be raised again on replay.
+ERROR_KINDS: dict[str, type[LLMError]] = {
+    cls.__name__: cls
+    for cls in (LLMError, RateLimited, AuthFailed, ModelUnavailable, BadRequest, ModelTimeout)
+}
 
 
 class LLMClient(Protocol):
@@ -82,9 +128,13 @@ class LLMClient(Protocol):
         self,
         messages: Sequence[Message],
         config: GenerationConfig,
-        space: CommandSpace | None = None,
+        grammar: str | None = None,
     ) -> Completion:
-        """Return the model's text for these messages; raise `LLMError` when it cannot."""
+        """Return the model's text for these messages; raise an `LLMError` kind when it cannot.
+
+        ``grammar`` is a complete GBNF grammar (start rule ``root``); a backend that can
+        constrain decoding samples only text it derives, the others ignore it.
+        """
 
     async def aclose(self) -> None:
         """Release connections or model memory."""

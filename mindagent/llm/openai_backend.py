@@ -16,8 +16,23 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from mindagent.llm.base import CommandSpace, Completion, GenerationConfig, LLMError, Message, Usage
-from mindagent.llm.retry import CONNECT_TIMEOUT_S, DEFAULT_TIMEOUT_S, Sleep, describe, with_retries
+from mindagent.llm.base import (
+    AuthFailed,
+    Completion,
+    GenerationConfig,
+    LLMError,
+    Message,
+    ModelUnavailable,
+    Usage,
+)
+from mindagent.llm.retry import (
+    CONNECT_TIMEOUT_S,
+    DEFAULT_TIMEOUT_S,
+    Sleep,
+    describe,
+    error_kind,
+    with_retries,
+)
 
 log = logging.getLogger(__name__)
 
@@ -72,14 +87,14 @@ class OpenAIClient:
             return self._sdk
         key = self._api_key or os.environ.get(API_KEY_ENV) or (DUMMY_KEY if self.base_url else None)
         if not key:
-            raise LLMError(
+            raise AuthFailed(
                 f"{self.name}: no API key; set {API_KEY_ENV}, or pass --base-url for a local "
                 "OpenAI-compatible server"
             )
         try:
             import openai
         except ImportError as exc:  # pragma: no cover - a core dependency
-            raise LLMError("openai backend needs the SDK: pip install openai") from exc
+            raise ModelUnavailable("openai backend needs the SDK: pip install openai") from exc
         self._sdk = openai.AsyncOpenAI(
             api_key=key,
             base_url=self.base_url,
@@ -111,9 +126,10 @@ class OpenAIClient:
         self,
         messages: Sequence[Message],
         config: GenerationConfig,
-        space: CommandSpace | None = None,
+        grammar: str | None = None,
     ) -> Completion:
-        """One chat completion with our retry policy; `space` is ignored (no grammar here)."""
+        """One chat completion with our retry policy; `grammar` is ignored (not every compatible
+        server takes one, and the hosted API has none)."""
         import openai
 
         sdk = self._client()
@@ -128,7 +144,7 @@ class OpenAIClient:
                 rng=self._rng,
             )
         except openai.OpenAIError as exc:
-            raise LLMError(f"{self.name}: {describe(exc)}") from exc
+            raise error_kind(exc)(f"{self.name}: {describe(exc)}") from exc
         latency = time.perf_counter() - started
         if not resp.choices:
             raise LLMError(f"{self.name}: the response has no choices")

@@ -5,6 +5,11 @@ step, each with its ``calls``). Replaying keys each call by a hash of the exact 
 replay only succeeds while the prompts are unchanged: a prompt that differs from the recording
 is reported, never answered with a neighbour's text. Identical prompts (a repair loop asking
 again, or a state that repeats) are answered in their recorded order.
+
+Errors: a cassette that cannot be read or parsed is this backend's "model file" gone bad
+(`ModelUnavailable`); a prompt without a recorded answer is a request the recording cannot
+serve (`BadRequest`); a call that failed while recording fails again with its recorded
+``error`` message and, when the recorder wrote one, its ``error_kind`` class.
 """
 
 from __future__ import annotations
@@ -18,7 +23,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mindagent.llm.base import CommandSpace, Completion, GenerationConfig, LLMError, Message, Usage
+from mindagent.llm.base import (
+    ERROR_KINDS,
+    BadRequest,
+    Completion,
+    GenerationConfig,
+    LLMError,
+    Message,
+    ModelUnavailable,
+    Usage,
+)
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +60,13 @@ class RecordedCall:
     text: str
     usage: Usage
     error: str | None = None  # the call failed while recording; replay fails it the same way
+    error_kind: str | None = None  # the LLMError subclass it failed with, by class name
+
+    def failure(self) -> LLMError:
+        """The recorded failure as an exception of its recorded kind (plain LLMError for a
+        recording without a kind, or with a kind this version does not know)."""
+        kind = ERROR_KINDS.get(self.error_kind or "", LLMError)
+        return kind(self.error)
 
 
 def _usage(raw: Any) -> Usage:
@@ -63,7 +84,7 @@ def load_cassette(path: Path) -> tuple[dict[str, deque[RecordedCall]], list[str]
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
-        raise LLMError(f"cannot read cassette {path}: {exc}") from exc
+        raise ModelUnavailable(f"cannot read cassette {path}: {exc}") from exc
     answers: dict[str, deque[RecordedCall]] = {}
     order: list[str] = []
     n_steps = 0
@@ -73,7 +94,7 @@ def load_cassette(path: Path) -> tuple[dict[str, deque[RecordedCall]], list[str]
         try:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise LLMError(f"{path}:{lineno}: not JSON ({exc.msg})") from exc
+            raise ModelUnavailable(f"{path}:{lineno}: not JSON ({exc.msg})") from exc
         if not isinstance(record, dict) or record.get("type") != "step":
             continue  # headers, summaries, events: nothing to answer from
         step = record.get("step", n_steps)
@@ -81,12 +102,13 @@ def load_cassette(path: Path) -> tuple[dict[str, deque[RecordedCall]], list[str]
         for index, call in enumerate(record.get("calls") or []):
             try:
                 key = prompt_key(call["messages"])
-                error = call.get("error")
+                error, kind = call.get("error"), call.get("error_kind")
                 recorded = RecordedCall(len(order), step, index, str(call["text"]),
                                         _usage(call.get("usage")),
-                                        str(error) if error is not None else None)
+                                        str(error) if error is not None else None,
+                                        str(kind) if kind is not None else None)
             except (KeyError, TypeError) as exc:
-                raise LLMError(
+                raise ModelUnavailable(
                     f"{path}:{lineno}: call {index} lacks messages/text ({exc})"
                 ) from exc
             answers.setdefault(key, deque()).append(recorded)
@@ -121,22 +143,24 @@ class ReplayClient:
         self,
         messages: Sequence[Message],
         config: GenerationConfig,
-        space: CommandSpace | None = None,
+        grammar: str | None = None,
     ) -> Completion:
-        """The next recorded answer to exactly this prompt; LLMError if there is none."""
+        """The next recorded answer to exactly this prompt; `BadRequest` if there is none.
+
+        ``grammar`` is ignored: the recorded text already is what the model said under it."""
         key = prompt_key(messages)
         queue = self._answers.get(key)
         if not queue:
             used_up = key in self._answers
             again = " (it was recorded, but every answer to it is used up)" if used_up else ""
-            raise LLMError(
+            raise BadRequest(
                 f"cassette has no answer for this prompt: sha256 {key}{again}; the prompt "
                 f"differs from the recording {self.path} ({self._next_expected()})"
             )
         recorded = queue.popleft()
         log.debug("replay step %s call %d (prompt %s)", recorded.step, recorded.call, key[:12])
         if recorded.error is not None:
-            raise LLMError(recorded.error)  # the same message, so the replayed step matches
+            raise recorded.failure()  # the same message and kind, so the replayed step matches
         return Completion(text=recorded.text, usage=recorded.usage, model=self.name)
 
     async def aclose(self) -> None:

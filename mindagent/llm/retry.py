@@ -8,6 +8,9 @@ The decision is a plain table: rate limits (429), request timeout (408), lock co
 every 5xx (Anthropic's 529 "overloaded" included), client-side timeouts and dropped
 connections are transient; anything else (400 bad request, 401 key, 404 model, ...) will fail
 the same way again, so retrying only wastes the caller's time.
+
+`error_kind` is the second table: which `LLMError` subclass a failure becomes, whether it was
+retried or not (the tree and its reasons are in `mindagent.llm.base`).
 """
 
 from __future__ import annotations
@@ -18,7 +21,15 @@ import random
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
-from mindagent.llm.base import GenerationConfig, LLMError
+from mindagent.llm.base import (
+    AuthFailed,
+    BadRequest,
+    GenerationConfig,
+    LLMError,
+    ModelTimeout,
+    ModelUnavailable,
+    RateLimited,
+)
 
 log = logging.getLogger(__name__)
 
@@ -40,12 +51,18 @@ MAX_BACKOFF_S = 30.0
 #: HTTP statuses worth another try; every 5xx is added by `should_retry`.
 RETRYABLE_STATUSES = frozenset({408, 409, 429})
 
-# Exception class names of the SDKs' transport failures. Matched by name so this module does
-# not import anthropic/openai (both raise `APITimeoutError` / `APIConnectionError`).
-_TRANSIENT_CLASS_NAMES = frozenset(
-    {"APITimeoutError", "APIConnectionError", "TimeoutException", "ConnectError", "ReadError",
-     "RemoteProtocolError", "ReadTimeout", "ConnectTimeout", "PoolTimeout", "WriteTimeout"}
+# Exception class names of the SDKs' (and httpx's) transport failures. Matched by name so this
+# module does not import anthropic/openai (both raise `APITimeoutError` / `APIConnectionError`).
+# Timeouts are told apart from dropped connections: they get different `error_kind`s, and the
+# SDKs' `APITimeoutError` subclasses their `APIConnectionError`, so timeouts are checked first.
+_TIMEOUT_CLASS_NAMES = frozenset(
+    {"APITimeoutError", "TimeoutException", "ReadTimeout", "ConnectTimeout", "PoolTimeout",
+     "WriteTimeout"}
 )
+_CONNECTION_CLASS_NAMES = frozenset(
+    {"APIConnectionError", "ConnectError", "ReadError", "RemoteProtocolError"}
+)
+_TRANSIENT_CLASS_NAMES = _TIMEOUT_CLASS_NAMES | _CONNECTION_CLASS_NAMES
 
 Sleep = Callable[[float], Awaitable[None]]
 
@@ -64,9 +81,45 @@ def should_retry(exc_or_status: BaseException | int) -> bool:
     status = status_of(exc)
     if status is not None:
         return should_retry(status)
-    if isinstance(exc, (TimeoutError, asyncio.TimeoutError, ConnectionError)):
+    if isinstance(exc, (TimeoutError, ConnectionError)):  # asyncio.TimeoutError is TimeoutError
         return True
-    return any(cls.__name__ in _TRANSIENT_CLASS_NAMES for cls in type(exc).__mro__)
+    return bool(_class_names(exc) & _TRANSIENT_CLASS_NAMES)
+
+
+def _class_names(exc: BaseException) -> set[str]:
+    return {cls.__name__ for cls in type(exc).__mro__}
+
+
+def error_kind(exc_or_status: BaseException | int) -> type[LLMError]:
+    """The `LLMError` subclass a failure maps to (see the table in `mindagent.llm.base`).
+
+    Plain `LLMError` for what fits no kind: a non-HTTP error, or a status outside 4xx/5xx.
+    """
+    if isinstance(exc_or_status, int):
+        status = exc_or_status
+        if status == 429:
+            return RateLimited
+        if status in (401, 403):
+            return AuthFailed
+        if status == 408:
+            return ModelTimeout
+        if status == 409 or 500 <= status <= 599:
+            return ModelUnavailable
+        if 400 <= status <= 499:
+            return BadRequest
+        return LLMError
+    exc = exc_or_status
+    if isinstance(exc, LLMError):
+        return type(exc)
+    carried = status_of(exc)
+    if carried is not None:
+        return error_kind(carried)
+    names = _class_names(exc)
+    if isinstance(exc, TimeoutError) or names & _TIMEOUT_CLASS_NAMES:
+        return ModelTimeout
+    if isinstance(exc, ConnectionError) or names & _CONNECTION_CLASS_NAMES:
+        return ModelUnavailable
+    return LLMError
 
 
 def backoff_delay(attempt: int, rng: random.Random) -> float:
@@ -112,7 +165,8 @@ async def with_retries(
     """Await ``fn()``; on a transient failure wait and try again, at most ``max_retries`` times.
 
     A non-transient error is re-raised untouched (the backend turns its SDK's errors into
-    `LLMError`); running out of attempts raises `LLMError` chained to the last failure.
+    `LLMError`s with `error_kind`); running out of attempts raises the `error_kind` of the last
+    failure (`RateLimited`, `ModelTimeout` or `ModelUnavailable`), chained to it.
     ``sleep`` and ``rng`` are injectable so tests neither sleep nor depend on chance.
     """
     sleep = sleep or asyncio.sleep
@@ -138,4 +192,5 @@ async def with_retries(
                         what, describe(exc), attempt + 1, retries, delay)
             await sleep(delay)
     assert last is not None  # the loop only ends here after a caught, retryable failure
-    raise LLMError(f"{what} failed after {retries + 1} attempts: {describe(last)}") from last
+    kind = error_kind(last)
+    raise kind(f"{what} failed after {retries + 1} attempts: {describe(last)}") from last

@@ -14,24 +14,25 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import timezone
+from datetime import UTC
 from pathlib import Path
 from typing import Any, Literal
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from websockets.asyncio.server import Server, ServerConnection, serve
 
-from mindagent.brains import Brain
+from mindagent import domains
+from mindagent.brains import Brain, make_brain
+from mindagent.domain import Domain
 from mindagent.prompt.builder import PromptConfig
 from mindagent.server.connection import Connection
 from mindagent.server.http import StaticSite
 from mindagent.server.protocol import HARD_FRAME_BYTES, VERSION
 from mindagent.server.ratelimit import DEFAULT_CAPACITY, DEFAULT_RATE
 from mindagent.server.room import Room, RoomSettings
-from mindagent.server.rooms import RoomRegistry
-from mindagent.setup_run import GameSpec, make_brain
+from mindagent.server.rooms import BrainFactory, RoomRegistry
+from mindagent.spec import GameSpec
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +53,7 @@ class ServerConfig:
     turn_timeout: float = 30.0
     recordings: Path = Path("recordings/rooms")
     admin_token: str | None = None
-    startup: GameSpec | None = field(default_factory=lambda: GameSpec("level_3", 4, 1.0))
+    startup: GameSpec | None = field(default_factory=lambda: GameSpec(level="level_3", agents=4, tau=1.0))
     startup_public: bool = True
     prompt: PromptConfig = field(default_factory=PromptConfig)
     repair: int = 0
@@ -60,16 +61,23 @@ class ServerConfig:
     burst: float = DEFAULT_CAPACITY
     max_connections: int = MAX_CONNECTIONS
     brain_options: dict[str, Any] = field(default_factory=dict)  # base_url, model_path, temperature...
+    #: The start-up room plays episodes back to back without waiting for a person (a live world).
+    autoplay: bool = False
+    episodes: int | None = None
 
 
 class GameServer:
     """Serves the page on ``/`` and the protocol on ``/ws`` of one port."""
 
-    def __init__(self, config: ServerConfig, brain_factory: Callable[[str], Brain] | None = None) -> None:
+    def __init__(self, config: ServerConfig, brain_factory: BrainFactory | None = None) -> None:
         self.config = config
         self.admin_token = config.admin_token or secrets.token_urlsafe(18)
-        self.scheduler = AsyncIOScheduler(timezone=timezone.utc)
-        factory = brain_factory or (lambda model: make_brain(model, **config.brain_options))
+        self.scheduler = AsyncIOScheduler(timezone=UTC)
+
+        def default_factory(model: str, domain: str) -> Brain:
+            return make_brain(model, domains.get(domain), **config.brain_options)
+
+        factory = brain_factory or default_factory
         self.registry = RoomRegistry(self.scheduler, config.recordings, factory, self.admin_token)
         self.site = StaticSite(self._health)
         self.startup_room: Room | None = None
@@ -86,7 +94,8 @@ class GameServer:
         if self.config.startup is not None:
             settings = RoomSettings(self.config.startup, self.config.model, self.config.model_why, self.config.mode,
                                     self.config.tick, self.config.turn_timeout, self.config.startup_public,
-                                    self.config.prompt, self.config.repair)
+                                    self.config.prompt, self.config.repair, autoplay=self.config.autoplay,
+                                    episodes=self.config.episodes)
             self.startup_room = await self.registry.create(settings)
         log.info("serving on %s", self.url)
 
@@ -106,12 +115,17 @@ class GameServer:
         finally:
             await self.stop()
 
-    async def __aenter__(self) -> "GameServer":
+    async def __aenter__(self) -> GameServer:
         await self.start()
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         await self.stop()
+
+    @property
+    def domain(self) -> Domain:
+        """The server's own domain: its start-up room's, and the default for new rooms."""
+        return domains.get(self.config.startup.domain if self.config.startup is not None else None)
 
     @property
     def port(self) -> int:

@@ -16,11 +16,12 @@ from typing import TYPE_CHECKING, Any
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
-from levels import level_names
+from mindagent import domains
+from mindagent.domain import SpecError
 from mindagent.server import protocol as p
 from mindagent.server.ratelimit import TokenBucket
 from mindagent.server.room import Room, RoomSettings
-from mindagent.setup_run import GameSpec
+from mindagent.spec import GameSpec
 
 if TYPE_CHECKING:
     from mindagent.server.app import GameServer
@@ -37,7 +38,7 @@ _ids = itertools.count(1)
 class Connection:
     """A `Member` of at most one room at a time."""
 
-    def __init__(self, ws: ServerConnection, server: "GameServer") -> None:
+    def __init__(self, ws: ServerConnection, server: GameServer) -> None:
         self.ws = ws
         self.server = server
         self.name = f"guest{next(_ids)}"
@@ -74,8 +75,10 @@ class Connection:
     # ----------------------------------------------------------------- input
     async def serve(self) -> None:
         writer = asyncio.get_running_loop().create_task(self._writer())
+        home = self.server.domain
         self.push(p.server_message("welcome", server="mindagent", protocol=p.VERSION, you=self.name,
-                                   levels=level_names(), limits={"frame_bytes": p.MAX_FRAME_BYTES,
+                                   domain=home.name, title=home.title, levels=home.level_names(),
+                                   limits={"frame_bytes": p.MAX_FRAME_BYTES,
                                    "rate": self.server.config.rate, "burst": self.server.config.burst},
                                    rooms=self.server.registry.listing()))
         try:
@@ -101,15 +104,16 @@ class Connection:
                 return False
             return True
         message, error, re = p.parse_client(frame)
-        if error is not None:
+        if message is None:
+            error = error or p.ProtocolError("bad_message", "not a message")
             self.push(p.error_message(error.code, error.message, re))
             return True
         try:
-            await self._handlers[message.type](message, re)  # type: ignore[union-attr]
+            await self._handlers[message.type](message, re)
         except p.ProtocolError as exc:
             self.push(p.error_message(exc.code, exc.message, re))
-        except Exception:  # noqa: BLE001 - a bug answering one message must not end the connection
-            log.exception("%s: handling %s failed", self.name, message.type)  # type: ignore[union-attr]
+        except Exception:
+            log.exception("%s: handling %s failed", self.name, message.type)
             self.push(p.error_message("server_error", "the server failed on that message (logged)", re))
         return True
 
@@ -129,12 +133,17 @@ class Connection:
     async def _create_room(self, msg: p.CreateRoom, re: object) -> None:
         registry = self.server.registry
         registry.require_admin(msg.admin_token)
-        if msg.level not in level_names():
-            raise p.ProtocolError("invalid", f"unknown level {msg.level!r}; levels: {', '.join(level_names())}")
+        try:
+            domain = domains.get(msg.domain) if msg.domain else self.server.domain
+        except SpecError as exc:
+            raise p.ProtocolError("invalid", str(exc)) from None
+        level = msg.level or domain.default_level
+        if level not in domain.level_names():  # shipped levels only: never a path from the network
+            raise p.ProtocolError("invalid", f"unknown level {level!r}; levels: {', '.join(domain.level_names())}")
         config = self.server.config
         model, why = (msg.model, "chosen when the room was created") if msg.model else (config.model, config.model_why)
         settings = RoomSettings(
-            GameSpec(msg.level, msg.agents, msg.tau, msg.seed, "reference", msg.steps), model, why, msg.mode,
+            GameSpec(domain.name, level, msg.agents, msg.tau, msg.seed, "reference", msg.steps), model, why, msg.mode,
             msg.tick or config.tick, msg.turn_timeout or config.turn_timeout, msg.public, config.prompt, config.repair)
         room = await registry.create(settings)
         self.push(p.server_message("room_created", room=room.id, secret=room.secret, re=re, summary=room.summary()))

@@ -28,7 +28,7 @@ Error codes (``{"v":1,"type":"error","code":...,"message":...,"re":<your id>}``)
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
 
@@ -70,7 +70,8 @@ class CreateRoom(_Message):
 
     type: Literal["create_room"]
     admin_token: Secret
-    level: Name = "level_3"
+    domain: Name | None = None
+    level: Name | None = None
     agents: Annotated[int, Field(ge=1, le=8)] = 2
     tau: Annotated[float, Field(ge=0.1, le=10.0, allow_inf_nan=False)] = 1.0
     model: ModelSpec | None = None
@@ -155,8 +156,7 @@ class Questionnaire(_Message):
 
 
 ClientMessage = Annotated[
-    Union[Ping, ListRooms, CreateRoom, Join, Leave, Command, Instruct, Start, Restart, SetModel, CloseRoom,
-          Questionnaire],
+    Ping | ListRooms | CreateRoom | Join | Leave | Command | Instruct | Start | Restart | SetModel | CloseRoom | Questionnaire,
     Field(discriminator="type"),
 ]
 CLIENT_TYPES = ("ping", "list_rooms", "create_room", "join", "leave", "command", "instruct", "start",

@@ -23,16 +23,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from demos import Demo, DemoError
-from mindagent.brains import Brain, LLMBrain
-from mindagent.cuisine_session import CuisineSession
+from mindagent.brains import Brain, LLMBrain, PolicyBrain
 from mindagent.dispatcher import Decision, Dispatcher
-from mindagent.memory import Memory
+from mindagent.domain import CommandError, DomainSession, DomainStep
+from mindagent.episode import Episode
 from mindagent.prompt.builder import PromptConfig
-from mindagent.server import view
+from mindagent.scoring import collaboration_score
 from mindagent.server.episode_log import EpisodeLog
 from mindagent.server.protocol import QUESTIONNAIRE, ProtocolError, server_message
-from mindagent.setup_run import GameSpec, pick_demo
+from mindagent.spec import GameSpec
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +61,10 @@ class Seat:
 
 @dataclass
 class RoomSettings:
-    """How a room plays. Example: ``RoomSettings(GameSpec("level_3", 4), "planner", "chosen at creation")``."""
+    """How a room plays. Example: ``RoomSettings(GameSpec(level="level_3", agents=4), "planner", "chosen at creation")``.
+
+    `autoplay` starts the first episode without waiting for a person and starts the next one when
+    an episode ends (a world people watch or join from a game client), up to `episodes` episodes."""
 
     spec: GameSpec
     model: str
@@ -74,30 +76,25 @@ class RoomSettings:
     prompt: PromptConfig = field(default_factory=PromptConfig)
     repair: int = 0
     decision_timeout: float = DECISION_TIMEOUT_S
+    autoplay: bool = False
+    episodes: int | None = None
 
     def describe(self) -> dict[str, Any]:
         s = self.spec
-        return {"level": s.level, "agents": s.agents, "tau": s.tau, "seed": s.seed, "mode": self.mode,
+        return {"domain": s.domain, "level": s.level, "agents": s.agents, "tau": s.tau, "seed": s.seed, "mode": self.mode,
                 "tick": self.tick, "turn_timeout": self.turn_timeout, "public": self.public}
-
-
-@dataclass
-class _Ready:
-    decision: Decision
-    head_chef: list[str]
 
 
 class Room:
     """Create with `Room(...)`, then ``await room.open()``; the registry ticks it."""
 
-    def __init__(self, room_id: str, secret: str | None, settings: RoomSettings, session: CuisineSession,
+    def __init__(self, room_id: str, secret: str | None, settings: RoomSettings, session: DomainSession,
                  brain: Brain, recordings: Path, clock: Callable[[], float] = time.time) -> None:
         self.id = room_id
         self.secret = secret
         self.settings = settings
         self.session = session
         self.log = EpisodeLog(recordings, room_id)
-        self.memory = Memory(settings.prompt.memory)
         self.status: Status = "waiting"
         self.episode = 1
         self.ticks = 0
@@ -110,40 +107,41 @@ class Room:
         self._players: dict[int, Member] = {}
         self._queued: dict[int, str] = {}
         self._last_human: dict[int, tuple[str, bool, str | None]] = {}  # command, ok, why not
-        self._feedback: list[str] = []
         self._last_step: dict[str, Any] | None = None
-        self._ready: _Ready | None = None
+        self._ready: Decision | None = None
         self._task: asyncio.Task[None] | None = None
         self._background: set[asyncio.Task[Any]] = set()
         self._lock = asyncio.Lock()
         self._deadline = 0.0
         self._answered: set[Member] = set()
         self._last_error_at = 0.0
-        self.set_brain(brain, settings.model, settings.model_why)
+        self.dispatcher = Dispatcher.for_session(session, brain, settings.prompt, repair=settings.repair)
+        self.run = Episode(session, self.dispatcher)
 
     # ------------------------------------------------------------------ set-up
     async def open(self) -> None:
-        await self.session.reset()
+        """Start the game (a live-world domain connects here) and, with autoplay, the first episode."""
+        await self.session.reset(seed=self.settings.spec.seed)
+        self._reset_brain()
+        if self.settings.autoplay:
+            self.start()
 
     def set_brain(self, brain: Brain, model: str, why: str) -> None:
-        """Swap the dispatcher (the old decision in flight is dropped)."""
-        old = getattr(self, "dispatcher", None)
+        """Swap the dispatcher (the old decision in flight is dropped; memory and feedback stay)."""
+        old = self.dispatcher
         self._cancel_decision()
-        prompt = self.settings.prompt
-        demo = self._demo(prompt) if brain.needs_prompt else None
-        self.dispatcher = Dispatcher(brain, prompt, demo, repair=self.settings.repair)
+        self.dispatcher = Dispatcher.for_session(self.session, brain, self.settings.prompt, repair=self.settings.repair)
+        self.run.dispatcher = self.dispatcher
         self.settings.model, self.settings.model_why = model, why
-        if old is not None and old.brain is not brain and old.brain is not None:
+        self._reset_brain()
+        if old.brain is not brain and old.brain is not None:
             self._spawn(old.brain.aclose())
         if self.status == "running":
             self._start_decision()
 
-    def _demo(self, prompt: PromptConfig) -> Demo | None:
-        try:
-            return pick_demo(self.session, prompt)
-        except DemoError as exc:  # no shipped demo fits: play on without the one-shot example
-            log.warning("room %s: no demo for the prompt (%s)", self.id, exc)
-            return None
+    def _reset_brain(self) -> None:
+        if isinstance(self.dispatcher.brain, PolicyBrain):
+            self.dispatcher.brain.reset(self.session)
 
     def schedule(self, origin: float) -> None:
         """The wall-clock time of the first tick; ticks fall every `settings.tick` after it."""
@@ -159,6 +157,10 @@ class Room:
         brain = self.dispatcher.brain
         if brain is not None:
             await brain.aclose()
+        try:
+            await self.session.aclose()
+        except Exception:
+            log.exception("room %s: closing the game failed", self.id)
 
     # ------------------------------------------------------------- membership
     def join(self, member: Member, role: Role, agent: int | None = None, re: object = None) -> Seat:
@@ -216,12 +218,16 @@ class Room:
             raise ProtocolError("forbidden", "only players command agents; join as a player")
         if self.status != "running":
             raise ProtocolError("bad_state", f"the room is {self.status}")
-        command = view.read_command(self.session, text)
-        if isinstance(command, str):
-            raise ProtocolError("bad_command", command)
-        if command.agent != seat.agent:
-            raise ProtocolError("forbidden", f"you control agent{seat.agent}; agent{command.agent} is not yours")
-        self._queued[seat.agent] = str(command)
+        try:
+            command = self.session.parse_command(text)
+        except CommandError as exc:
+            raise ProtocolError("bad_command", str(exc)) from None
+        agent = self.session.agent_of(command)
+        if agent != seat.agent:
+            names = self.session.agent_names
+            raise ProtocolError("forbidden", f"you control {names[seat.agent]}; "
+                                             f"{'that command names no agent' if agent is None else names[agent] + ' is not yours'}")
+        self._queued[seat.agent] = command
         if self.settings.mode == "turns":
             self._kick()
         return self.session.step_index
@@ -256,10 +262,10 @@ class Room:
         self.status = "running"
         if not self.log.open:
             spec = self.settings.spec
-            self.log.start(self.episode, {
+            self.run.recorder = self.log.start(self.episode, {
                 **spec.header(), "max_steps": self.session.max_steps, "model": self.settings.model,
                 "prompt": self.settings.prompt.to_dict(), "repair": self.settings.repair,
-                "generator_state": getattr(getattr(self.session, "world", None), "episode_start_state", None),
+                **self.session.episode_header(),
                 "episode": self.episode, "room": self.id, **{k: v for k, v in self.settings.describe().items()
                                                              if k in ("mode", "tick", "turn_timeout")},
             })
@@ -273,33 +279,32 @@ class Room:
         async with self._lock:
             self._cancel_decision()
             if self.log.open:
-                c = self.session.counts
-                self.log.end(c.completed, c.failed, c.active, self.session.step_index)
+                self.run.finish()
             await self.session.reset()
-            policy = getattr(self.dispatcher.brain, "policy", None)
-            if policy is not None and hasattr(policy, "reset"):
-                policy.reset(self.session)
+            self._reset_brain()
             self.episode += 1
-            self.memory.clear()
-            self._feedback, self._queued, self._last_human = [], {}, {}
+            self.run = Episode(self.session, self.dispatcher)
+            self._queued, self._last_human = {}, {}
             self._last_step, self._ready = None, None
             self._answered.clear()
             self.status = "waiting"
-        if any(seat.role != "spectator" for seat in self._members.values()):
+        if self.settings.autoplay or any(seat.role != "spectator" for seat in self._members.values()):
             self.start()
         else:
             self.broadcast_state()
 
     def _finish(self) -> None:
         c = self.session.counts
-        self.log.end(c.completed, c.failed, c.active, self.session.step_index)
+        self.run.finish()
         self._cancel_decision()
         self.status = "finished"
         self.broadcast(server_message(
             "episode_over", room=self.id, episode=self.episode,
             counts={"completed": c.completed, "failed": c.failed, "active": c.active},
-            score=view.collaboration_score(c.completed, c.failed, c.active),
+            score=collaboration_score(c.completed, c.failed, c.active),
             questionnaire=list(QUESTIONNAIRE), recording=self.log.path.name if self.log.path else None))
+        if self.settings.autoplay and (self.settings.episodes is None or self.episode < self.settings.episodes):
+            self._spawn(self.restart())
 
     # ------------------------------------------------------------------ clock
     async def tick(self) -> None:
@@ -311,7 +316,7 @@ class Room:
         self.ticks += 1
         try:
             await self.step(force=self.settings.mode == "realtime" or now >= self._deadline)
-        except Exception as exc:  # noqa: BLE001 - a bug in one step must not stop the room's clock
+        except Exception as exc:
             log.exception("room %s: step failed", self.id)
             self._room_error(f"the step failed on the server: {type(exc).__name__}")
 
@@ -325,16 +330,9 @@ class Room:
             if self.status != "running" or self.session.done or not (force or self._turn_ready()):
                 return False
             t = self.session.step_index
-            state = self.session.state_text()
             ready, self._ready = self._ready, None
             commands, actors = self._joint_commands(ready)
-            result = await self.session.step(commands)
-            self._feedback = list(result.notes)
-            if ready is not None and ready.decision.shown:
-                self.memory.push(ready.decision.shown, "\n".join(ready.decision.commands))
-            decision = Decision(commands, result.verdicts, ready.decision.calls if ready else [],
-                                ready.decision.shown if ready else "")
-            self.log.step(t, state, ready.head_chef if ready else [], decision, result, self.session, actors)
+            result = await self.run.advance(ready, commands, actors)
             self._remember(t, result, actors)
             if self.session.done:
                 self._finish()
@@ -344,12 +342,12 @@ class Room:
         self.broadcast_state()
         return True
 
-    def _joint_commands(self, ready: _Ready | None) -> tuple[list[str], list[str]]:
+    def _joint_commands(self, ready: Decision | None) -> tuple[list[str], list[str]]:
         human = {a: c for a, c in self._queued.items() if a in self._players}
         self._queued.clear()
         machine: dict[int, str] = {}
-        for command in ready.decision.commands if ready else []:
-            a = view.agent_of(command)
+        for command in ready.commands if ready else []:
+            a = self.session.agent_of(command)
             if a is not None and a not in self._players and a not in machine:
                 machine[a] = command
         commands, actors = [], []
@@ -361,11 +359,11 @@ class Room:
                 commands.append(machine[a])
                 actors.append("dispatcher")
             else:
-                commands.append(view.idle_command(a))
+                commands.append(self.session.idle_command(a))
                 actors.append("human_idle" if a in self._players else "dispatcher_idle")
         return commands, actors
 
-    def _remember(self, t: int, result: Any, actors: list[str]) -> None:
+    def _remember(self, t: int, result: DomainStep, actors: list[str]) -> None:
         actions = []
         for a, (verdict, actor) in enumerate(zip(result.verdicts, actors, strict=True)):
             actions.append({"agent": a, "command": verdict.command, "ok": verdict.ok, "reason": verdict.text,
@@ -403,10 +401,8 @@ class Room:
         controlled = [a for a in range(self.session.n_agents) if a not in self._players]
         if not controlled or self.status != "running":
             return
-        head_chef = self.session.pending_instructions()
         try:
-            thinking = self.dispatcher.decide(self.session, self.memory, list(self._feedback), head_chef, controlled,
-                                              self._people_lines())
+            thinking = self.run.decide(controlled, self._people_lines())
             if isinstance(self.dispatcher.brain, LLMBrain):
                 decision = await asyncio.wait_for(thinking, timeout=self.settings.decision_timeout)
             else:  # a built-in policy answers at once; no timer task needed
@@ -415,16 +411,13 @@ class Room:
             raise
         except Exception as exc:  # noqa: BLE001 - model and dispatcher failures become a room error
             log.warning("room %s: dispatcher failed: %r", self.id, exc)
-            for line in head_chef:  # not heard: keep them for the next decision
-                self.session.add_instruction(line)
             self._room_error(f"the dispatcher failed ({type(exc).__name__}: {str(exc)[:200]}); "
                              "its agents idle this step")
             self._kick()
             return
-        failed = [c.error for c in decision.calls if c.error]
-        if failed:
-            self._room_error(f"model call failed: {failed[-1][:200]}")
-        self._ready = _Ready(decision, head_chef)
+        if decision.errors:
+            self._room_error(f"model call failed ({decision.errors[-1][:200]})")
+        self._ready = decision
         self._kick()
 
     def _cancel_decision(self) -> None:
@@ -436,7 +429,8 @@ class Room:
     def _people_lines(self) -> list[str]:
         if not self._players:
             return []
-        lines = ["People in the kitchen (do not command their agents; work with them):"]
+        lines = ["People in the team (do not command their agents; work with them):"]
+        names = self.session.agent_names
         for a in sorted(self._players):
             last = self._last_human.get(a)
             if last is None:
@@ -444,7 +438,7 @@ class Room:
             else:
                 did = last[0] if last[0].startswith("nothing") else \
                     f"{last[0]} ({'done' if last[1] else 'refused: ' + (last[2] or 'no reason given')})"
-            lines.append(f"- agent{a} is played by a person. Last step it did: {did}")
+            lines.append(f"- {names[a]} is played by a person. Last step it did: {did}")
         return lines
 
     # ------------------------------------------------------------- messages
@@ -468,11 +462,11 @@ class Room:
             "room": self.id, "status": self.status, "episode": self.episode, **self.settings.describe(),
             "step": self.session.step_index, "max_steps": self.session.max_steps, "ticks": self.ticks,
             "next_step_in": round(next_in, 3) if self.status == "running" else None,
-            **view.kitchen_view(self.session),
+            **self.session.view(),
             "controllers": ["human" if a in self._players else "dispatcher" for a in range(self.session.n_agents)],
             "last_step": self._last_step,
             "counts": {"completed": c.completed, "failed": c.failed, "active": c.active},
-            "score": view.collaboration_score(c.completed, c.failed, c.active),
+            "score": collaboration_score(c.completed, c.failed, c.active),
             "dispatcher": self.dispatcher_info(),
             "head_chef": list(self.chef_lines), "errors": list(self.errors),
             "people": self._people_count(),
@@ -496,13 +490,14 @@ class Room:
         """One line of the room list."""
         c = self.session.counts
         return {"room": self.id, **self.settings.describe(), "status": self.status, "step": self.session.step_index,
+                "agent_names": self.session.agent_names,
                 "max_steps": self.session.max_steps, "players": self.human_agents, "people": self._people_count(),
-                "model": self.settings.model, "score": view.collaboration_score(c.completed, c.failed, c.active)}
+                "model": self.settings.model, "score": collaboration_score(c.completed, c.failed, c.active)}
 
     def welcome(self, seat: Seat) -> dict[str, Any]:
         """The `joined` message: static level data plus the first state."""
         return server_message("joined", room=self.id, role=seat.role, agent=seat.agent,
-                              **view.level_view(self.session), questionnaire=list(QUESTIONNAIRE),
+                              **self.session.static_view(), questionnaire=list(QUESTIONNAIRE),
                               state={**self.state(), "you": self.you(seat)})
 
     def _people_count(self) -> dict[str, int]:
@@ -510,7 +505,9 @@ class Room:
         return {r: roles.count(r) for r in ("player", "head_chef", "spectator")}
 
     def _role_text(self, seat: Seat) -> str:
-        return f"player of agent{seat.agent}" if seat.role == "player" else seat.role.replace("_", " ")
+        if seat.role == "player" and seat.agent is not None:
+            return f"player of {self.session.agent_names[seat.agent]}"
+        return seat.role.replace("_", " ")
 
     def _event(self, text: str) -> None:
         log.info("room %s: %s", self.id, text)

@@ -11,18 +11,18 @@ import hmac
 import logging
 import secrets
 from collections.abc import Callable
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.interval import IntervalTrigger
 
+from mindagent import domains
 from mindagent.brains import Brain
-from mindagent.cuisine_session import CuisineSession
+from mindagent.domain import DomainSession, SpecError
 from mindagent.server.protocol import ProtocolError
 from mindagent.server.room import Room, RoomSettings
-from mindagent.setup_run import make_session
 
 log = logging.getLogger(__name__)
 
@@ -31,8 +31,9 @@ MAX_ROOMS = 500
 #: Spreads the rooms' ticks over the tick interval so they do not all fire at once.
 _GOLDEN = 0.6180339887498949
 
-BrainFactory = Callable[[str], Brain]
-SessionFactory = Callable[[RoomSettings], CuisineSession]
+#: (model spec, domain name) -> a brain for a room of that domain.
+BrainFactory = Callable[[str, str], Brain]
+SessionFactory = Callable[[RoomSettings], DomainSession]
 
 
 def same_secret(given: str | None, expected: str | None) -> bool:
@@ -46,7 +47,7 @@ class RoomRegistry:
     """All rooms of one server. Example::
 
         registry = RoomRegistry(scheduler, Path("recordings/rooms"), make_brain_for)
-        room = await registry.create(RoomSettings(GameSpec("level_3", 4), "planner", "default"))
+        room = await registry.create(RoomSettings(GameSpec(level="level_3", agents=4), "planner", "default"))
     """
 
     def __init__(self, scheduler: AsyncIOScheduler, recordings: Path, brain_factory: BrainFactory,
@@ -55,7 +56,7 @@ class RoomRegistry:
         self.scheduler = scheduler
         self.recordings = recordings
         self.brain_factory = brain_factory
-        self.session_factory = session_factory or (lambda settings: make_session(settings.spec))
+        self.session_factory = session_factory or (lambda settings: domains.make_session(settings.spec))
         self.admin_token = admin_token or secrets.token_urlsafe(18)
         self.max_rooms = max_rooms
         self.rooms: dict[str, Room] = {}
@@ -82,9 +83,9 @@ class RoomRegistry:
         raise ProtocolError("unauthorized", "wrong or missing room secret")
 
     # ------------------------------------------------------------------ rooms
-    def make_brain(self, model: str) -> Brain:
+    def make_brain(self, model: str, domain: str) -> Brain:
         try:
-            return self.brain_factory(model)
+            return self.brain_factory(model, domain)
         except Exception as exc:  # noqa: BLE001 - any failure to build one is the caller's bad spec
             log.warning("cannot build dispatcher %r: %r", model, exc)
             raise ProtocolError("bad_model", f"cannot use model {model[:80]!r}: {str(exc)[:200]}") from None
@@ -94,16 +95,22 @@ class RoomRegistry:
         if len(self.rooms) >= self.max_rooms:
             raise ProtocolError("bad_state", f"this server hosts at most {self.max_rooms} rooms")
         try:
+            settings.spec = domains.validate(settings.spec)
             session = self.session_factory(settings)
-        except (ValueError, OSError) as exc:
-            raise ProtocolError("invalid", f"cannot make that kitchen: {str(exc)[:200]}") from None
-        brain = brain if brain is not None else self.make_brain(settings.model)
+        except (SpecError, ValueError, OSError) as exc:
+            raise ProtocolError("invalid", f"cannot make that game: {str(exc)[:200]}") from None
+        brain = brain if brain is not None else self.make_brain(settings.model, settings.spec.domain)
         room_id = secrets.token_hex(4)
         while room_id in self.rooms:
             room_id = secrets.token_hex(4)
         secret = None if settings.public else secrets.token_urlsafe(12)
         room = Room(room_id, secret, settings, session, brain, self.recordings)
-        await room.open()
+        try:
+            await room.open()
+        except Exception as exc:  # noqa: BLE001 - a live world that cannot start: no half-made room stays behind
+            log.warning("room %s could not open: %r", room_id, exc)
+            await room.close()
+            raise ProtocolError("server_error", f"the game could not start: {type(exc).__name__}: {str(exc)[:200]}") from None
         self.rooms[room_id] = room
         self._schedule(room)
         log.info("room %s: %s x%d, %s, model %s", room_id, settings.spec.level, settings.spec.agents,
@@ -114,14 +121,14 @@ class RoomRegistry:
         interval = room.settings.tick
         offset = ((self._created * _GOLDEN) % 1.0) * interval
         self._created += 1
-        first = datetime.now(timezone.utc) + timedelta(seconds=interval + offset)
+        first = datetime.now(UTC) + timedelta(seconds=interval + offset)
         room.schedule(first.timestamp())
-        self.scheduler.add_job(room.tick, IntervalTrigger(seconds=interval, start_date=first, timezone=timezone.utc),
+        self.scheduler.add_job(room.tick, IntervalTrigger(seconds=interval, start_date=first, timezone=UTC),
                                id=f"room-{room.id}", max_instances=1, coalesce=True,
                                misfire_grace_time=max(1, int(interval * 4)))
 
     async def set_model(self, room: Room, model: str) -> None:
-        brain = self.make_brain(model)
+        brain = self.make_brain(model, room.settings.spec.domain)
         room.set_brain(brain, model, "changed by the admin")
         room.broadcast_state()
 

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-from collections.abc import Callable
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -41,13 +49,20 @@ def fake_sleep() -> FakeSleep:
     return FakeSleep()
 
 
+Reply = tuple[int, dict[str, Any]] | str
+
+
 @pytest.fixture
 def mock_http() -> Callable[..., tuple[Any, list[Any]]]:
     """Factory: ``mock_http("anthropic", (429, body), (200, body))`` returns an http client for
     that SDK whose MockTransport answers the scripted (status, JSON body) replies in order,
-    and the list the sent requests are appended to."""
+    and the list the sent requests are appended to.
 
-    def build(sdk: str, *replies: tuple[int, dict[str, Any]]) -> tuple[Any, list[Any]]:
+    A reply may instead name an httpx transport error (``"ReadTimeout"``, ``"ConnectError"``):
+    the transport raises it, as httpx does when the client-side timeout runs out or the
+    connection is refused, and the SDK wraps it in its own error as in production."""
+
+    def build(sdk: str, *replies: Reply) -> tuple[Any, list[Any]]:
         pytest.importorskip(sdk)
         httpx = sdk_httpx(sdk)
         seen: list[Any] = []
@@ -55,7 +70,10 @@ def mock_http() -> Callable[..., tuple[Any, list[Any]]]:
 
         def handler(request: Any) -> Any:
             seen.append(request)
-            status, body = queue.pop(0)
+            reply = queue.pop(0)
+            if isinstance(reply, str):
+                raise getattr(httpx, reply)(f"mock transport: {reply}", request=request)
+            status, body = reply
             return httpx.Response(status, json=body, headers={"request-id": f"req_{len(seen)}"})
 
         return httpx.AsyncClient(transport=httpx.MockTransport(handler)), seen
@@ -74,3 +92,68 @@ def _no_provider_keys(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tests never see a developer's real keys, so nothing can reach a paid API by accident."""
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+
+
+@pytest.fixture
+def silent_server() -> Iterator[str]:
+    """``http://127.0.0.1:<port>`` of a socket that listens but never accepts: the kernel
+    completes the handshake, the request is sent, and no answer ever comes, so only a
+    client-side timeout ends the call."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(8)
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+
+
+@pytest.fixture
+def closed_port_url() -> str:
+    """``http://127.0.0.1:<port>`` with nothing listening: connecting is refused at once."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+    return f"http://127.0.0.1:{port}"
+
+
+@pytest.fixture
+def keyed_llama_server(smollm2_path: Path, tmp_path: Path) -> Iterator[tuple[str, str]]:
+    """Like the shared ``llama_server`` fixture, but started with ``--api_key``, so a request
+    with another key gets the server's real 401. Yields (base URL, key); always killed after."""
+    key = "sk-local-test"
+    require_module("llama_cpp", "pip install 'llama-cpp-python[server]==0.3.36'")
+    require_module("uvicorn", "pip install 'llama-cpp-python[server]==0.3.36'")
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+    log_path = tmp_path / "keyed_llama_server.log"
+    cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2_path),
+           "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "1024",
+           "--model_alias", "smollm2", "--api_key", key]
+    with log_path.open("wb") as log_file:
+        proc = subprocess.Popen(cmd, stdout=log_file, stderr=subprocess.STDOUT,
+                                env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    base = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"llama_cpp.server exited {proc.returncode}:\n"
+                            f"{log_path.read_text()[-3000:]}")
+            try:
+                # /v1/models wants the key too: a 401 already proves the server is up
+                urllib.request.urlopen(f"{base}/models", timeout=2).close()
+                break
+            except urllib.error.HTTPError:
+                break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"llama_cpp.server not ready in 120s:\n{log_path.read_text()[-3000:]}")
+            time.sleep(0.5)
+        yield base, key
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=15)

@@ -14,7 +14,17 @@ from typing import Any
 
 import pytest
 
-from mindagent.llm import GenerationConfig, LLMError, Message, make_client
+from mindagent.llm import (
+    AuthFailed,
+    BadRequest,
+    GenerationConfig,
+    LLMError,
+    Message,
+    ModelTimeout,
+    ModelUnavailable,
+    RateLimited,
+    make_client,
+)
 from mindagent.llm.anthropic_backend import AnthropicClient, build_request
 
 pytest.importorskip("anthropic")
@@ -43,6 +53,16 @@ RATE_LIMITED = {"type": "error", "error": {
 OVERLOADED = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
 BAD_REQUEST = {"type": "error", "error": {"type": "invalid_request_error",
                                           "message": "max_tokens: Field required"}}
+UNAUTHORIZED = {"type": "error", "error": {"type": "authentication_error",
+                                           "message": "invalid x-api-key"}}
+FORBIDDEN = {"type": "error", "error": {
+    "type": "permission_error",
+    "message": "Your API key does not have permission to use the specified resource."}}
+NOT_FOUND = {"type": "error", "error": {"type": "not_found_error", "message": "model: claude-x"}}
+TOO_LARGE = {"type": "error", "error": {"type": "request_too_large",
+                                        "message": "Request exceeds the maximum allowed size."}}
+API_ERROR = {"type": "error", "error": {"type": "api_error",
+                                        "message": "An unexpected error has occurred."}}
 
 PROMPT = [
     Message("system", "You are the dispatcher of a kitchen. Recipes: ..."),
@@ -116,7 +136,7 @@ def test_consecutive_turns_are_merged() -> None:
     assert system == []
     assert [t["role"] for t in turns] == ["user", "assistant"]
     assert [b["text"] for b in turns[0]["content"]] == ["a", "b"]
-    with pytest.raises(LLMError, match="at least one user message"):
+    with pytest.raises(BadRequest, match="at least one user message"):
         build_request([Message("system", "only rules")])
 
 
@@ -136,7 +156,7 @@ async def test_429_then_529_then_200_is_retried(mock_http: Any, fake_sleep: Any)
 async def test_400_is_not_retried(mock_http: Any, fake_sleep: Any) -> None:
     http, seen = mock_http("anthropic", (400, BAD_REQUEST), (200, OK_BODY))
     client = client_for(http, sleep=fake_sleep)
-    with pytest.raises(LLMError, match="HTTP 400") as info:
+    with pytest.raises(BadRequest, match="HTTP 400") as info:
         await client.complete(PROMPT, GenerationConfig())
     await client.aclose()
     assert "max_tokens: Field required" in str(info.value)
@@ -165,7 +185,7 @@ async def test_model_that_rejects_temperature(mock_http: Any, fake_sleep: Any) -
 async def test_overloaded_until_retries_run_out(mock_http: Any, fake_sleep: Any) -> None:
     http, seen = mock_http("anthropic", *[(529, OVERLOADED)] * 3)
     client = client_for(http, sleep=fake_sleep)
-    with pytest.raises(LLMError, match="failed after 3 attempts: HTTP 529"):
+    with pytest.raises(ModelUnavailable, match="failed after 3 attempts: HTTP 529"):
         await client.complete(PROMPT, GenerationConfig(max_retries=2))
     await client.aclose()
     assert len(seen) == 3
@@ -174,7 +194,7 @@ async def test_overloaded_until_retries_run_out(mock_http: Any, fake_sleep: Any)
 @pytest.mark.asyncio
 async def test_missing_api_key_is_a_clear_error() -> None:
     client = make_client(f"anthropic:{MODEL}")  # the autouse fixture removed ANTHROPIC_API_KEY
-    with pytest.raises(LLMError, match="no API key; set ANTHROPIC_API_KEY"):
+    with pytest.raises(AuthFailed, match="no API key; set ANTHROPIC_API_KEY"):
         await client.complete(PROMPT, GenerationConfig())
     await client.aclose()
 
@@ -187,3 +207,66 @@ async def test_key_from_environment(mock_http: Any, monkeypatch: pytest.MonkeyPa
     await client.complete(PROMPT, GenerationConfig())
     await client.aclose()
     assert sent_key(seen[0]) == "sk-ant-from-env"
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("status", "body", "kind"),
+    [
+        (401, UNAUTHORIZED, AuthFailed),
+        (403, FORBIDDEN, AuthFailed),
+        (404, NOT_FOUND, BadRequest),
+        (413, TOO_LARGE, BadRequest),
+    ],
+)
+async def test_refusals_have_their_kind_at_once(
+    mock_http: Any, fake_sleep: Any, status: int, body: dict[str, Any], kind: type[LLMError]
+) -> None:
+    http, seen = mock_http("anthropic", (status, body), (200, OK_BODY))
+    client = client_for(http, sleep=fake_sleep)
+    with pytest.raises(kind, match=f"^anthropic:{MODEL}: HTTP {status}: ") as info:
+        await client.complete(PROMPT, GenerationConfig(max_retries=4))
+    await client.aclose()
+    assert body["error"]["message"] in str(info.value)
+    assert len(seen) == 1 and fake_sleep.waits == []  # the same request would fail again
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("reply", "kind", "reason"),
+    [
+        ((429, RATE_LIMITED), RateLimited, "HTTP 429"),
+        ((500, API_ERROR), ModelUnavailable, "HTTP 500"),
+        ("ReadTimeout", ModelTimeout, "APITimeoutError"),
+        ("ConnectError", ModelUnavailable, "APIConnectionError"),
+    ],
+)
+async def test_transient_failures_have_their_kind_when_retries_run_out(
+    mock_http: Any, fake_sleep: Any, reply: Any, kind: type[LLMError], reason: str
+) -> None:
+    http, seen = mock_http("anthropic", *[reply] * 3)
+    client = client_for(http, sleep=fake_sleep)
+    with pytest.raises(kind, match=f"^anthropic:{MODEL} failed after 3 attempts: {reason}"):
+        await client.complete(PROMPT, GenerationConfig(max_retries=2))
+    await client.aclose()
+    assert len(seen) == 3 and len(fake_sleep.waits) == 2
+
+
+@pytest.mark.asyncio
+async def test_real_client_timeout_is_a_model_timeout(silent_server: str, fake_sleep: Any) -> None:
+    """A server that accepts but never answers: the SDK's own httpx timer runs out."""
+    client = AnthropicClient(MODEL, api_key="sk-ant-test", base_url=silent_server,
+                             sleep=fake_sleep)
+    with pytest.raises(ModelTimeout, match="failed after 2 attempts: APITimeoutError"):
+        await client.complete(PROMPT, GenerationConfig(timeout_s=0.2, max_retries=1))
+    await client.aclose()
+
+
+@pytest.mark.asyncio
+async def test_refused_connection_is_model_unavailable(closed_port_url: str,
+                                                       fake_sleep: Any) -> None:
+    client = AnthropicClient(MODEL, api_key="sk-ant-test", base_url=closed_port_url,
+                             sleep=fake_sleep)
+    with pytest.raises(ModelUnavailable, match="failed after 2 attempts: APIConnectionError"):
+        await client.complete(PROMPT, GenerationConfig(max_retries=1))
+    await client.aclose()

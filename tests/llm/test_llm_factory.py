@@ -1,15 +1,29 @@
-"""`make_client` spec parsing, and the promise that importing mindagent.llm stays light."""
+"""`make_client` spec parsing, the error tree, and the promises that importing mindagent.llm
+stays light and that the model layer imports no game."""
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from mindagent.llm import SPEC_FORMS, LLMError, make_client
+import mindagent.llm
+from mindagent.llm import (
+    SPEC_FORMS,
+    AuthFailed,
+    BadRequest,
+    LLMError,
+    ModelTimeout,
+    ModelUnavailable,
+    RateLimited,
+    make_client,
+)
+from mindagent.llm import base as llm_base
 from mindagent.llm.anthropic_backend import AnthropicClient
+from mindagent.llm.base import ERROR_KINDS
 from mindagent.llm.local_backend import LocalClient
 from mindagent.llm.openai_backend import OpenAIClient
 from mindagent.llm.replay_backend import ReplayClient
@@ -35,9 +49,9 @@ def test_local_specs(tmp_path: Path) -> None:
     by_option = make_client("local", model_path=str(gguf))
     assert isinstance(by_spec, LocalClient) and by_spec.name == "local:mine.gguf"
     assert by_option.name == "local:mine.gguf"
-    with pytest.raises(LLMError, match="unknown local model"):
+    with pytest.raises(BadRequest, match="unknown local model"):
         make_client("local:gpt-5")
-    with pytest.raises(LLMError, match="model file not found"):
+    with pytest.raises(ModelUnavailable, match="model file not found"):
         make_client(f"local:{tmp_path / 'nope.gguf'}")
 
 
@@ -45,14 +59,43 @@ def test_replay_spec(tmp_path: Path) -> None:
     path = tmp_path / "rec.jsonl"
     path.write_text("")
     assert isinstance(make_client(f"replay:{path}"), ReplayClient)
+    with pytest.raises(ModelUnavailable, match="cannot read cassette"):
+        make_client(f"replay:{tmp_path / 'absent.jsonl'}")
 
 
 @pytest.mark.parametrize("spec", ["gpt-4o", "foo:bar", "", "anthropic:", "openai:", "replay:"])
 def test_bad_specs_list_the_accepted_forms(spec: str) -> None:
-    with pytest.raises(LLMError) as info:
+    with pytest.raises(BadRequest) as info:
         make_client(spec)
     for form in SPEC_FORMS:
         assert form in str(info.value)
+
+
+def test_error_tree() -> None:
+    kinds = (RateLimited, AuthFailed, ModelUnavailable, BadRequest, ModelTimeout)
+    for kind in kinds:
+        assert issubclass(kind, LLMError) and kind.__bases__ == (LLMError,)
+        assert kind.__name__ in mindagent.llm.__all__
+        assert kind.__name__ in (llm_base.__doc__ or "")  # the documented table
+    assert set(ERROR_KINDS.values()) == {LLMError, *kinds}
+
+
+def test_the_model_layer_imports_no_game() -> None:
+    """Every import in mindagent/llm, lazy ones in functions included, stays inside the
+    package or outside the project: a game hands the model layer a grammar string instead."""
+    package = Path(mindagent.llm.__file__).parent
+    project = ("mindagent", "cuisineworld", "minecraft", "levels", "demos", "feedback")
+    for source in sorted(package.glob("*.py")):
+        for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            else:
+                continue
+            for name in names:
+                inside = name == "mindagent.llm" or name.startswith("mindagent.llm.")
+                assert inside or name.split(".")[0] not in project, (source.name, name)
 
 
 def test_import_is_light() -> None:

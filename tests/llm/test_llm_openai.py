@@ -8,7 +8,17 @@ from typing import Any
 
 import pytest
 
-from mindagent.llm import GenerationConfig, LLMError, Message, make_client
+from mindagent.llm import (
+    AuthFailed,
+    BadRequest,
+    GenerationConfig,
+    LLMError,
+    Message,
+    ModelTimeout,
+    ModelUnavailable,
+    RateLimited,
+    make_client,
+)
 from mindagent.llm.openai_backend import OpenAIClient
 
 pytest.importorskip("openai")
@@ -71,7 +81,7 @@ async def test_retry_then_bad_request(mock_http: Any, fake_sleep: Any) -> None:
     client = OpenAIClient("m", api_key="k", http_client=http, sleep=fake_sleep)
     assert (await client.complete(PROMPT, GenerationConfig())).text == "noop_agent0"
     assert len(seen) == 3 and len(fake_sleep.waits) == 2
-    with pytest.raises(LLMError, match="HTTP 400"):
+    with pytest.raises(BadRequest, match="HTTP 400"):
         await client.complete(PROMPT, GenerationConfig())
     assert len(seen) == 4
     await client.aclose()
@@ -80,8 +90,69 @@ async def test_retry_then_bad_request(mock_http: Any, fake_sleep: Any) -> None:
 @pytest.mark.asyncio
 async def test_missing_key_without_base_url() -> None:
     client = make_client("openai:gpt-x")
-    with pytest.raises(LLMError, match="no API key; set OPENAI_API_KEY"):
+    with pytest.raises(AuthFailed, match="no API key; set OPENAI_API_KEY"):
         await client.complete(PROMPT, GenerationConfig())
+
+
+def openai_error(message: str, type_: str, code: str | None = None) -> dict[str, Any]:
+    return {"error": {"message": message, "type": type_, "param": None, "code": code}}
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("status", "body", "kind"),
+    [
+        (401, openai_error("Incorrect API key provided: sk-test.", "invalid_request_error",
+                           "invalid_api_key"), AuthFailed),
+        (403, openai_error("Project does not have access to model gpt-x",
+                           "invalid_request_error", "model_not_found"), AuthFailed),
+        (404, openai_error("The model `gpt-x` does not exist or you do not have access to it.",
+                           "invalid_request_error", "model_not_found"), BadRequest),
+        (422, openai_error("Unprocessable entity", "invalid_request_error"), BadRequest),
+    ],
+)
+async def test_refusals_have_their_kind_at_once(
+    mock_http: Any, fake_sleep: Any, status: int, body: dict[str, Any], kind: type[LLMError]
+) -> None:
+    http, seen = mock_http("openai", (status, body))
+    client = OpenAIClient("gpt-x", api_key="sk-test", http_client=http, sleep=fake_sleep)
+    with pytest.raises(kind, match=f"^openai:gpt-x: HTTP {status}: ") as info:
+        await client.complete(PROMPT, GenerationConfig(max_retries=4))
+    await client.aclose()
+    assert body["error"]["message"] in str(info.value)
+    assert len(seen) == 1 and fake_sleep.waits == []
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("reply", "kind", "reason"),
+    [
+        ((429, openai_error("You exceeded your current quota.", "insufficient_quota",
+                            "insufficient_quota")), RateLimited, "HTTP 429"),
+        ((503, openai_error("The server is overloaded.", "server_error")), ModelUnavailable,
+         "HTTP 503"),
+        ("ReadTimeout", ModelTimeout, "APITimeoutError"),
+        ("ConnectError", ModelUnavailable, "APIConnectionError"),
+    ],
+)
+async def test_transient_failures_have_their_kind_when_retries_run_out(
+    mock_http: Any, fake_sleep: Any, reply: Any, kind: type[LLMError], reason: str
+) -> None:
+    http, seen = mock_http("openai", *[reply] * 2)
+    client = OpenAIClient("gpt-x", api_key="sk-test", http_client=http, sleep=fake_sleep)
+    with pytest.raises(kind, match=f"^openai:gpt-x failed after 2 attempts: {reason}"):
+        await client.complete(PROMPT, GenerationConfig(max_retries=1))
+    await client.aclose()
+    assert len(seen) == 2
+
+
+@pytest.mark.asyncio
+async def test_no_server_at_base_url_is_model_unavailable(closed_port_url: str,
+                                                          fake_sleep: Any) -> None:
+    client = OpenAIClient("smollm2", base_url=f"{closed_port_url}/v1", sleep=fake_sleep)
+    with pytest.raises(ModelUnavailable, match="failed after 2 attempts: APIConnectionError"):
+        await client.complete(PROMPT, GenerationConfig(max_retries=1))
+    await client.aclose()
 
 
 @pytest.mark.slow
@@ -102,3 +173,41 @@ async def test_against_llama_cpp_server(llama_server: str) -> None:
     assert out.usage.latency_s > 0
     assert out.model == "smollm2"
     assert again.text == out.text  # same seed, same prompt
+
+
+@pytest.mark.slow
+@pytest.mark.asyncio
+async def test_llama_cpp_server_refusals_and_timeout(llama_server: str, fake_sleep: Any) -> None:
+    """A real server's own 404 and 400, and a real client-side timeout, each with its kind."""
+    no_v1 = OpenAIClient("smollm2", base_url=llama_server.removesuffix("/v1"), sleep=fake_sleep)
+    with pytest.raises(BadRequest, match="HTTP 404"):  # a base URL without /v1: no such route
+        await no_v1.complete(PROMPT, GenerationConfig(max_tokens=2))
+    await no_v1.aclose()
+    client = OpenAIClient("smollm2", base_url=llama_server, sleep=fake_sleep)
+    with pytest.raises(BadRequest, match="HTTP 400: .*maximum context length is 4096 tokens"):
+        await client.complete([Message("user", "tuna " * 5000)], GenerationConfig(max_tokens=5))
+    long_answer = [Message("system", "You are a helpful assistant. " * 10),
+                   Message("user", "Write a long story about a kitchen, in detail.")]
+    # One attempt: the server finishes each abandoned generation anyway, and teardown waits.
+    with pytest.raises(ModelTimeout, match="failed after 1 attempts: APITimeoutError"):
+        await client.complete(long_answer, GenerationConfig(max_tokens=30, timeout_s=0.02,
+                                                            max_retries=0))
+    await client.aclose()
+    assert fake_sleep.waits == []  # 404 and 400 were not retried
+
+
+@pytest.mark.slow
+@pytest.mark.asyncio
+async def test_llama_cpp_server_with_a_key(keyed_llama_server: tuple[str, str],
+                                           fake_sleep: Any) -> None:
+    base_url, key = keyed_llama_server
+    wrong = OpenAIClient("smollm2", base_url=base_url, api_key="sk-wrong",
+                         sleep=fake_sleep)
+    with pytest.raises(AuthFailed, match="HTTP 401"):
+        await wrong.complete(PROMPT, GenerationConfig(max_tokens=2))
+    await wrong.aclose()
+    assert fake_sleep.waits == []
+    right = OpenAIClient("smollm2", base_url=base_url, api_key=key)
+    out = await right.complete(PROMPT, GenerationConfig(max_tokens=2))
+    await right.aclose()
+    assert out.usage.output_tokens > 0

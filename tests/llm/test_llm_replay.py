@@ -9,7 +9,16 @@ from typing import Any
 
 import pytest
 
-from mindagent.llm import GenerationConfig, LLMError, Message, make_client, prompt_key
+from mindagent.llm import (
+    BadRequest,
+    GenerationConfig,
+    LLMError,
+    Message,
+    ModelUnavailable,
+    RateLimited,
+    make_client,
+    prompt_key,
+)
 from mindagent.llm.replay_backend import ReplayClient
 
 CFG = GenerationConfig()
@@ -81,7 +90,7 @@ async def test_unknown_prompt_names_hash_and_position(cassette: Path) -> None:
     client = ReplayClient(cassette)
     await client.complete(msgs("state 0"), CFG)
     drifted = msgs("state 1, but the prompt template changed")
-    with pytest.raises(LLMError) as info:
+    with pytest.raises(BadRequest) as info:
         await client.complete(drifted, CFG)
     message = str(info.value)
     assert "cassette has no answer for this prompt" in message
@@ -94,7 +103,7 @@ async def test_unknown_prompt_names_hash_and_position(cassette: Path) -> None:
 async def test_exhausted_prompt(cassette: Path) -> None:
     client = ReplayClient(cassette)
     await client.complete(msgs("state 0"), CFG)
-    with pytest.raises(LLMError, match="every answer to it is used up"):
+    with pytest.raises(BadRequest, match="every answer to it is used up"):
         await client.complete(msgs("state 0"), CFG)
 
 
@@ -107,19 +116,37 @@ async def test_recorded_failure_fails_again(tmp_path: Path) -> None:
     with pytest.raises(LLMError) as info:
         await client.complete(msgs("state 9"), CFG)
     assert str(info.value) == "anthropic:claude-haiku-4-5: HTTP 400: bad"
+    assert type(info.value) is LLMError  # an older recording has no kind to restore
     assert client.remaining == 0
 
 
+@pytest.mark.asyncio
+@pytest.mark.parametrize(("kind", "raised"), [("RateLimited", RateLimited),
+                                              ("BadRequest", BadRequest),
+                                              ("LLMError", LLMError),
+                                              ("SomethingNewer", LLMError)])
+async def test_recorded_failure_keeps_its_kind(tmp_path: Path, kind: str,
+                                               raised: type[LLMError]) -> None:
+    message = "anthropic:claude-haiku-4-5 failed after 5 attempts: HTTP 429: slow down"
+    failed = {**call("state 9", ""), "error": message, "error_kind": kind}
+    path = tmp_path / "failed.jsonl"
+    path.write_text(json.dumps({"type": "step", "step": 9, "calls": [failed]}) + "\n")
+    with pytest.raises(LLMError) as info:
+        await ReplayClient(path).complete(msgs("state 9"), CFG)
+    assert type(info.value) is raised
+    assert str(info.value) == message
+
+
 def test_bad_files(tmp_path: Path) -> None:
-    with pytest.raises(LLMError, match="cannot read cassette"):
+    with pytest.raises(ModelUnavailable, match="cannot read cassette"):
         ReplayClient(tmp_path / "missing.jsonl")
     broken = tmp_path / "broken.jsonl"
     broken.write_text('{"type": "step", "calls": []}\nnot json\n')
-    with pytest.raises(LLMError, match=r"broken.jsonl:2: not JSON"):
+    with pytest.raises(ModelUnavailable, match=r"broken.jsonl:2: not JSON"):
         ReplayClient(broken)
     no_text = tmp_path / "no_text.jsonl"
     no_text.write_text(json.dumps({"type": "step", "calls": [{"messages": []}]}) + "\n")
-    with pytest.raises(LLMError, match="lacks messages/text"):
+    with pytest.raises(ModelUnavailable, match="lacks messages/text"):
         ReplayClient(no_text)
 
 

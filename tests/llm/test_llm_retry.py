@@ -1,4 +1,5 @@
-"""The retry decision table and the backoff bounds, with an injected clock (nothing sleeps)."""
+"""The retry decision table, the error kinds, and the backoff bounds, with an injected clock
+(nothing sleeps)."""
 
 from __future__ import annotations
 
@@ -7,12 +8,21 @@ from typing import Any
 
 import pytest
 
-from mindagent.llm import GenerationConfig, LLMError
+from mindagent.llm import (
+    AuthFailed,
+    BadRequest,
+    GenerationConfig,
+    LLMError,
+    ModelTimeout,
+    ModelUnavailable,
+    RateLimited,
+)
 from mindagent.llm.retry import (
     BASE_BACKOFF_S,
     MAX_BACKOFF_S,
     MAX_RETRIES_CAP,
     backoff_delay,
+    error_kind,
     should_retry,
     with_retries,
 )
@@ -51,7 +61,6 @@ def test_status_table(status: int, expected: bool) -> None:
     ("exc", "expected"),
     [
         (TimeoutError(), True),
-        (TimeoutError(), True),
         (ConnectionResetError(), True),
         (APITimeoutError(), True),
         (APIConnectionError(), True),
@@ -67,7 +76,53 @@ def test_sdk_exception_classes() -> None:
     anthropic = pytest.importorskip("anthropic")
     openai = pytest.importorskip("openai")
     for sdk in (anthropic, openai):
-        assert should_retry(sdk.APITimeoutError(request=None)) is True  # type: ignore[arg-type]
+        timeout = sdk.APITimeoutError(request=None)
+        assert should_retry(timeout) is True
+        # APITimeoutError subclasses APIConnectionError; the timeout must win
+        assert error_kind(timeout) is ModelTimeout
+        assert error_kind(sdk.APIConnectionError(request=None)) is ModelUnavailable
+
+
+@pytest.mark.parametrize(
+    ("status", "kind"),
+    [
+        (429, RateLimited),
+        (401, AuthFailed), (403, AuthFailed),
+        (408, ModelTimeout),
+        (409, ModelUnavailable), (500, ModelUnavailable), (502, ModelUnavailable),
+        (503, ModelUnavailable), (504, ModelUnavailable), (529, ModelUnavailable),
+        (400, BadRequest), (404, BadRequest), (405, BadRequest), (413, BadRequest),
+        (422, BadRequest),
+        (200, LLMError), (302, LLMError), (600, LLMError),
+    ],
+)
+def test_error_kind_by_status(status: int, kind: type[LLMError]) -> None:
+    assert error_kind(status) is kind
+    assert error_kind(StatusError(status)) is kind
+
+
+@pytest.mark.parametrize(
+    ("exc", "kind"),
+    [
+        (TimeoutError(), ModelTimeout),
+        (APITimeoutError(), ModelTimeout),
+        (ConnectionRefusedError(), ModelUnavailable),
+        (ConnectionResetError(), ModelUnavailable),
+        (APIConnectionError(), ModelUnavailable),
+        (ValueError("bad"), LLMError),
+        (AuthFailed("already classified"), AuthFailed),
+    ],
+)
+def test_error_kind_by_exception(exc: BaseException, kind: type[LLMError]) -> None:
+    assert error_kind(exc) is kind
+
+
+def test_every_transient_failure_has_a_transient_kind() -> None:
+    """What `with_retries` gives up on is always one of the three "try later" kinds."""
+    transient = [s for s in range(100, 700) if should_retry(s)]
+    assert transient
+    for status in transient:
+        assert error_kind(status) in (RateLimited, ModelUnavailable, ModelTimeout), status
 
 
 @pytest.mark.parametrize("attempt", range(12))
@@ -112,10 +167,47 @@ async def test_retries_then_succeeds(fake_sleep: Any) -> None:
 @pytest.mark.asyncio
 async def test_gives_up_after_max_retries(fake_sleep: Any) -> None:
     fn, calls = _flaky(*[StatusError(503)] * 10)
-    with pytest.raises(LLMError, match="after 3 attempts: HTTP 503") as info:
+    with pytest.raises(ModelUnavailable, match="after 3 attempts: HTTP 503") as info:
         await with_retries(fn, GenerationConfig(max_retries=2), sleep=fake_sleep)
     assert len(calls) == 3 and len(fake_sleep.waits) == 2
     assert isinstance(info.value.__cause__, StatusError)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize(
+    ("failure", "kind", "reason"),
+    [
+        (StatusError(429), RateLimited, "HTTP 429"),
+        (StatusError(529), ModelUnavailable, "HTTP 529"),
+        (StatusError(408), ModelTimeout, "HTTP 408"),
+        (TimeoutError("read timed out"), ModelTimeout, "TimeoutError: read timed out"),
+        (APITimeoutError("Request timed out."), ModelTimeout, "APITimeoutError"),
+        (ConnectionRefusedError("refused"), ModelUnavailable, "ConnectionRefusedError: refused"),
+        (APIConnectionError("Connection error."), ModelUnavailable, "APIConnectionError"),
+    ],
+)
+async def test_running_out_raises_the_kind_of_the_last_failure(
+    fake_sleep: Any, failure: BaseException, kind: type[LLMError], reason: str
+) -> None:
+    fn, calls = _flaky(*[failure] * 3)
+    with pytest.raises(kind, match=f"model call failed after 2 attempts: {reason}"):
+        await with_retries(fn, GenerationConfig(max_retries=1), sleep=fake_sleep)
+    assert len(calls) == 2
+
+
+@pytest.mark.asyncio
+async def test_kind_follows_the_last_failure_not_the_first(fake_sleep: Any) -> None:
+    fn, _ = _flaky(StatusError(429), StatusError(429), StatusError(503))
+    with pytest.raises(ModelUnavailable, match="after 3 attempts: HTTP 503"):
+        await with_retries(fn, GenerationConfig(max_retries=2), sleep=fake_sleep)
+
+
+@pytest.mark.asyncio
+async def test_an_llm_error_passes_through_unretried(fake_sleep: Any) -> None:
+    fn, calls = _flaky(AuthFailed("no key"))
+    with pytest.raises(AuthFailed, match="^no key$"):
+        await with_retries(fn, GenerationConfig(max_retries=4), sleep=fake_sleep)
+    assert len(calls) == 1 and fake_sleep.waits == []
 
 
 @pytest.mark.asyncio

@@ -40,7 +40,7 @@ def test_run_json_summary_and_replay(tmp_path):
     result = invoke("run", "--level", "level_3", "--agents", "2", "--tau", "1.0", "--seed", "0", "--model", "planner",
                     "--steps", "20", "--json", "--out-dir", str(tmp_path))
     summary = json.loads(result.output.strip().splitlines()[-1])
-    assert set(summary) == {"level", "agents", "tau", "seed", "model", "completed", "failed", "active", "steps",
+    assert set(summary) == {"domain", "level", "agents", "tau", "seed", "model", "completed", "failed", "active", "steps", "model_errors",
                             "prompt_tokens", "output_tokens", "recording"}
     assert summary["steps"] == 20 and summary["completed"] >= 1
     replayed = invoke("replay", summary["recording"])

@@ -8,7 +8,7 @@ import pytest
 from cuisineworld import World, load_level
 from demos import DEMO_AGENT_COUNTS, demo_level_path, load_demo
 from feedback import step_lines
-from mindagent.demo_maker import DEMO_SEED, DEMO_TAU
+from mindagent.cuisine.demo_maker import DEMO_SEED, DEMO_TAU
 
 
 @pytest.mark.parametrize("agents", DEMO_AGENT_COUNTS)

@@ -7,20 +7,24 @@ import asyncio
 
 import pytest
 
-from mindagent.dispatcher import Dispatcher, run_episode
+from mindagent import domains
+from mindagent.brains import make_brain
+from mindagent.dispatcher import Dispatcher
+from mindagent.domains import make_session
+from mindagent.episode import run_episode
 from mindagent.prompt.builder import PromptConfig
 from mindagent.recording import Recorder, read_recording
 from mindagent.replay import replay_recording
-from mindagent.setup_run import GameSpec, make_brain, make_session
+from mindagent.spec import GameSpec
 
 STEPS = 3
 
 
 def play(tmp_path, model: str, **brain_kw) -> list[dict]:
-    spec = GameSpec("level_0", 2, 1.0, 0, "reference", STEPS)
+    spec = GameSpec("cuisineworld", "level_0", 2, 1.0, 0, "reference", STEPS)
     session = make_session(spec)
     session.world.reset()
-    brain = make_brain(model, max_tokens=24, timeout_s=300, **brain_kw)
+    brain = make_brain(model, domains.get("cuisineworld"), max_tokens=24, timeout_s=300, **brain_kw)
     path = tmp_path / "real.jsonl"
     recorder = Recorder(path)
     recorder.header(**spec.header(), model=model, generator_state=session.world.episode_start_state)

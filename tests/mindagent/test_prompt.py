@@ -6,15 +6,14 @@ import asyncio
 from dataclasses import replace
 
 import pytest
+from fakes import ScriptedModel
 
 from cuisineworld import load_level
 from mindagent.brains import LLMBrain
-from mindagent.cuisine_session import CuisineSession
-from mindagent.dispatcher import Dispatcher, run_episode
+from mindagent.cuisine.session import CuisineSession
+from mindagent.dispatcher import Dispatcher
+from mindagent.episode import run_episode
 from mindagent.prompt.builder import PromptConfig
-from mindagent.setup_run import pick_demo
-
-from fakes import ScriptedModel
 
 
 def session_for(level="level_3", agents=2, rules="reference", **kw) -> CuisineSession:
@@ -26,7 +25,7 @@ def session_for(level="level_3", agents=2, rules="reference", **kw) -> CuisineSe
 def play(config: PromptConfig, answers, steps=4, level="level_3", agents=2):
     session = session_for(level, agents, max_steps=steps)
     model = ScriptedModel(answers)
-    dispatcher = Dispatcher(LLMBrain(model), config, pick_demo(session, config))
+    dispatcher = Dispatcher.for_session(session, LLMBrain(model), config)
     asyncio.run(run_episode(session, dispatcher))
     return model.sent
 

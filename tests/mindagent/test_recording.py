@@ -10,12 +10,14 @@ import pytest
 from fakes import ScriptedModel
 
 from mindagent.brains import LLMBrain
-from mindagent.dispatcher import Dispatcher, run_episode
+from mindagent.dispatcher import Dispatcher
+from mindagent.domains import make_session
+from mindagent.episode import run_episode
 from mindagent.llm import make_client
 from mindagent.prompt.builder import PromptConfig
 from mindagent.recording import Recorder, read_recording
 from mindagent.replay import Divergence, replay_recording
-from mindagent.setup_run import GameSpec, make_session
+from mindagent.spec import GameSpec
 
 
 def wander(n: int, messages) -> str:
@@ -25,7 +27,7 @@ def wander(n: int, messages) -> str:
     return moves[n % len(moves)]
 
 
-def record(tmp_path, brain, spec=GameSpec("level_3", 2, 1.0, 0, "reference", 12), episodes=1):
+def record(tmp_path, brain, spec=GameSpec("cuisineworld", "level_3", 2, 1.0, 0, "reference", 12), episodes=1):
     session = make_session(spec)
     paths = []
     for episode in range(1, episodes + 1):
@@ -72,7 +74,8 @@ def test_replay_backend_reruns_the_episode_bit_identically(tmp_path):
     (second,) = record(tmp_path / "b", LLMBrain(make_client(f"replay:{first}")))
     strip = lambda recs: [{k: v for k, v in r.items() if k not in ("latency_s", "model")} for r in recs]  # noqa: E731
     a, b = strip(read_recording(first)), strip(read_recording(second))
-    for ra, rb in zip(a, b):
+    assert len(a) == len(b)
+    for ra, rb in zip(a, b, strict=True):
         for call in ra.get("calls", []) + rb.get("calls", []):
             call["usage"].pop("latency_s", None)
     assert a == b
@@ -80,12 +83,12 @@ def test_replay_backend_reruns_the_episode_bit_identically(tmp_path):
 
 def test_a_crash_loses_at_most_the_step_in_flight(tmp_path):
     class Boom(ScriptedModel):
-        async def complete(self, messages, config, space=None):
+        async def complete(self, messages, config, grammar=None):
             if len(self.sent) == 5:
                 raise RuntimeError("power cut")
-            return await super().complete(messages, config, space)
+            return await super().complete(messages, config, grammar)
 
-    spec = GameSpec("level_3", 2, 1.0, 0, "reference", 12)
+    spec = GameSpec("cuisineworld", "level_3", 2, 1.0, 0, "reference", 12)
     session = make_session(spec)
     session.world.reset()
     path = tmp_path / "crash.jsonl"
@@ -100,11 +103,11 @@ def test_model_errors_become_idle_steps_not_crashes(tmp_path):
     from mindagent.llm.base import LLMError
 
     class Flaky(ScriptedModel):
-        async def complete(self, messages, config, space=None):
+        async def complete(self, messages, config, grammar=None):
             if len(self.sent) % 2:
                 self.sent.append(list(messages))
                 raise LLMError("rate limited for good")
-            return await super().complete(messages, config, space)
+            return await super().complete(messages, config, grammar)
 
     (path,) = record(tmp_path, LLMBrain(Flaky(wander)))
     steps = [r for r in read_recording(path) if r["type"] == "step"]

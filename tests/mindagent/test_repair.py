@@ -8,7 +8,7 @@ from fakes import ScriptedModel
 
 from cuisineworld import load_level
 from mindagent.brains import LLMBrain
-from mindagent.cuisine_session import CuisineSession
+from mindagent.cuisine.session import CuisineSession
 from mindagent.dispatcher import Dispatcher
 from mindagent.memory import Memory
 from mindagent.prompt.builder import PromptConfig

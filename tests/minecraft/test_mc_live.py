@@ -95,7 +95,9 @@ async def test_furnace_cooks_the_meat_a_bot_put_in(kitchen: EmbeddedServer, brid
 
 
 async def test_kill_picks_up_the_drop_and_the_mob_respawns(kitchen: EmbeddedServer, bridge: BridgeTransport) -> None:
-    chickens = lambda state: [m for m in state["mobs"] if m["name"] == "chicken"]
+    def chickens(state: dict[str, Any]) -> list[dict[str, Any]]:
+        return [m for m in state["mobs"] if m["name"] == "chicken"]
+
     before = len(chickens(await kitchen.admin("state")))
     result = await bridge.request("killMob", {"bot": "Steve", "mob": "chicken"})
     assert result["collected"].get("chicken") == 1

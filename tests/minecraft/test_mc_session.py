@@ -100,8 +100,8 @@ async def test_check_and_legal_commands_follow_the_observation(fakes) -> None:
     assert "putFuelFurnace(Alex, coal)" in legal and "killMob(Alex, cow)" in legal
     assert "takeOutFurnace(Alex)" not in legal and "noop(Alex)" in legal
     assert session.extract_commands("do killMob(steve, pig) and noop(Alex)") == ["noop(Alex)", "killMob(Steve, pig)"]
-    space = session.command_space()
-    assert space.gbnf and "killMob(" in space.gbnf
+    grammar = session.grammar()
+    assert grammar and "killMob(" in grammar
     assert "Smelting recipes" in session.prompt_parts().recipes
 
 

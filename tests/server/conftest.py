@@ -18,9 +18,10 @@ import pytest_asyncio
 from websockets.asyncio.client import ClientConnection, connect
 
 from mindagent.brains import Brain, PolicyBrain
+from mindagent.domains import make_session
 from mindagent.server import GameServer, ServerConfig
 from mindagent.server.room import Room, RoomSettings
-from mindagent.setup_run import GameSpec, make_session
+from mindagent.spec import GameSpec
 
 
 class TinyPolicy:
@@ -38,7 +39,7 @@ class TinyPolicy:
         return [self.rng.choice(session.world.legal_commands(a)) for a in range(session.n_agents)]
 
 
-def tiny_brain(model: str = "tiny") -> Brain:
+def tiny_brain(model: str = "tiny", domain: str = "cuisineworld") -> Brain:
     return PolicyBrain(TinyPolicy())
 
 
@@ -62,7 +63,7 @@ def make_room(tmp_path: Path) -> Callable[..., Awaitable[Room]]:
 
     async def _make(brain: Brain | None = None, *, agents: int = 2, mode: str = "realtime", steps: int | None = None,
                     turn_timeout: float = 30.0, level: str = "level_3") -> Room:
-        settings = RoomSettings(GameSpec(level, agents, 1.0, 0, "reference", steps), "tiny", "test", mode,  # type: ignore[arg-type]
+        settings = RoomSettings(GameSpec("cuisineworld", level, agents, 1.0, 0, "reference", steps), "tiny", "test", mode,  # type: ignore[arg-type]
                                 0.05, turn_timeout)
         room = Room("testroom", None, settings, make_session(settings.spec), brain or tiny_brain(), tmp_path / "rec")
         await room.open()
@@ -123,7 +124,7 @@ def brain_factory() -> Callable[[str], Brain]:
 async def server(tmp_path: Path, brain_factory: Callable[[str], Brain]) -> AsyncIterator[GameServer]:
     """A real server on a free loopback port; its start-up room is public, 2 agents, ticking every 0.05 s."""
     config = ServerConfig(port=0, model="tiny", model_why="the test's tiny policy", tick=0.05,
-                          recordings=tmp_path / "rooms", startup=GameSpec("level_3", 2, 1.0, 0, "reference", 500))
+                          recordings=tmp_path / "rooms", startup=GameSpec("cuisineworld", "level_3", 2, 1.0, 0, "reference", 500))
     srv = GameServer(config, brain_factory=brain_factory)
     await srv.start()
     try:

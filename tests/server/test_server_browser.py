@@ -15,7 +15,7 @@ import pytest
 
 from mindagent.recording import read_recording
 from mindagent.server import GameServer, ServerConfig
-from mindagent.setup_run import GameSpec
+from mindagent.spec import GameSpec
 
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio]
 CHROMIUM = "/usr/bin/chromium"
@@ -69,7 +69,7 @@ async def test_play_a_short_episode_in_chromium(tmp_path: Path, brain_factory: A
 
     config = ServerConfig(port=0, model="tiny", model_why="the test's tiny policy stands in for the planner",
                           mode="turns", tick=0.05, turn_timeout=600, recordings=tmp_path / "rooms",
-                          startup=GameSpec("level_3", 3, 1.0, 0, "reference", len(PLAN)))
+                          startup=GameSpec("cuisineworld", "level_3", 3, 1.0, 0, "reference", len(PLAN)))
     async with GameServer(config, brain_factory=brain_factory) as server, async_playwright() as p:
         browser = await p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         page = await browser.new_page(viewport={"width": 1400, "height": 900})

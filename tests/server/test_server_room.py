@@ -10,9 +10,9 @@ import pytest
 from fakes import ScriptedModel
 
 from mindagent.brains import LLMBrain, PolicyBrain
-from mindagent.llm.base import CommandSpace, Completion, GenerationConfig, Message
+from mindagent.llm.base import Completion, GenerationConfig, Message
 from mindagent.recording import read_recording
-from mindagent.replay import replay_recording
+from mindagent.replay import replay_recording_async
 from mindagent.server.protocol import ProtocolError
 
 
@@ -71,9 +71,9 @@ async def test_a_late_dispatcher_leaves_its_agents_idle_and_is_used_later(make_r
         """A fake model that answers only when the test opens the gate (latency under test control)."""
 
         async def complete(self, messages: Sequence[Message], config: GenerationConfig,
-                           space: CommandSpace | None = None) -> Completion:
+                           grammar: str | None = None) -> Completion:
             await gate.wait()
-            return await super().complete(messages, config, space)
+            return await super().complete(messages, config, grammar)
 
     model = SlowModel(["goto_agent0_storage0\ngoto_agent1_pot0"])
     room = await make_room(LLMBrain(model))
@@ -165,7 +165,7 @@ async def test_episode_end_questionnaire_recording_and_restart(make_room: Any, m
     assert kinds[0] == "header" and kinds.count("step") == 3 and kinds.index("end") < kinds.index("questionnaire")
     survey = records[-1]
     assert survey["answers"] == answers and survey["comment"] == "fun" and survey["agent"] == 1
-    assert replay_recording(path).steps == 3  # the server's recording replays like any other
+    assert (await replay_recording_async(path)).steps == 3  # the server's recording replays like any other
     await room.restart()
     assert room.status == "running" and room.episode == 2 and room.session.step_index == 0
     assert room.log.path != path

@@ -38,8 +38,24 @@ function logEvent(text, kind = "") {
   list.prepend(el("li", { class: kind, text }));
   while (list.children.length > 30) list.removeChild(list.lastChild);
 }
+function call(command) {
+  // killMob(Alex, cow) -> {verb: "killMob", args: ["cow"]} (the first argument names the agent)
+  const m = /^(\w+)\((.*)\)$/.exec(command.trim());
+  if (!m) return null;
+  return { verb: m[1], args: m[2].split(",").map((x) => x.trim()).filter((x) => x).slice(1) };
+}
+function verbOf(command) {
+  const c = call(command);
+  return c ? c.verb : command.split("_")[0];
+}
+function agentName(a) {
+  const names = (app.level && app.level.agent_names) || [];
+  return names[a] || `agent${a}`;
+}
 function label(command) {
   // goto_agent0_storage0 -> "goto storage0"; get_agent0_tuna_storage0 -> "get tuna from storage0"
+  const c = call(command);
+  if (c) return c.verb === "noop" ? "wait (noop)" : [c.verb, ...c.args].join(" ");
   const parts = command.split("_");
   const verb = parts[0];
   if (verb === "noop") return "wait (noop)";
@@ -177,7 +193,8 @@ function roomCard(room, first) {
   for (let a = 0; a < n; a++) {
     buttons.append(el("button", {
       id: first ? `join-player-${a}` : undefined, "data-join": `player-${a}`, disabled: taken.has(a),
-      text: taken.has(a) ? `agent${a} (taken)` : `Play agent${a}`, onclick: () => join("player", a),
+      text: taken.has(a) ? `${(room.agent_names || [])[a] || "agent" + a} (taken)` : `Play ${(room.agent_names || [])[a] || "agent" + a}`,
+      onclick: () => join("player", a),
     }));
   }
   if (!n && room.private_link) {
@@ -202,15 +219,25 @@ function showGame(on) {
 
 // ------------------------------------------------------------------- game
 function renderStatic(info) {
-  const who = app.role === "player" ? `you play agent${app.agent}` : app.role === "head_chef" ? "you are the head chef" : "watching";
+  const who = app.role === "player" ? `you play ${agentName(app.agent)}` : app.role === "head_chef" ? "you are the head chef" : "watching";
   $("room-title").textContent = `${info.level} · room ${info.room} · ${who}`;
   const recipes = clear($("recipes"));
   for (const r of info.recipes) {
-    recipes.append(el("li", {}, el("b", { text: r.product }), ` = ${r.ingredients.join(" + ")} in a ${r.tool}`));
+    const how = r.ingredients.length ? ` = ${r.ingredients.join(" + ")} in a ${r.tool}` : `: ${r.tool}`;
+    recipes.append(el("li", {}, el("b", { text: r.product }), how));
   }
+  if (info.join) {
+    recipes.append(el("li", { class: "join-world", text:
+      `Join this world with a Minecraft client ${info.join.version} (offline mode) at ${info.join.host}:${info.join.port}; ` +
+      "your chat lines reach the dispatcher as head-chef words." }));
+  }
+  const names = info.agent_names || [];
+  const example = names.length && (info.dishes || []).length ?
+    `e.g. ${names[names.length > 1 ? 1 : 0]}, make the ${info.dishes[0]}` : "e.g. agent1, make the tuna sushi";
+  $("chef-text").placeholder = example;
   $("controls").hidden = app.role !== "player";
   $("chef").hidden = app.role !== "head_chef";
-  $("my-agent").textContent = app.agent === null ? "" : `agent${app.agent}`;
+  $("my-agent").textContent = app.agent === null ? "" : agentName(app.agent);
   clear($("events"));
 }
 
@@ -261,12 +288,20 @@ function renderOrders(orders) {
 
 function renderAgents(s) {
   const body = clear($("agents").tBodies[0]);
+  // Agents with health (a live world: Minecraft bots) stand at x, y, z positions and act within a step.
+  const live = s.agents.some((a) => a.health !== undefined);
+  const heads = $("agents").tHead.rows[0].cells;
+  heads[2].textContent = live ? "position" : "location";
+  heads[4].textContent = live ? "status" : "busy";
   for (const a of s.agents) {
     const by = a.agent === app.agent && app.role === "player" ? "you" : s.controllers[a.agent] === "human" ? "a person" : "dispatcher";
+    const health = typeof a.health === "number" ? `health ${Math.round(a.health)}` : "";
+    const busy = live ? [a.status, health].filter((x) => x).join(", ") :
+      a.status ? a.status : a.busy ? `${a.busy} step(s)` : "";
     body.append(el("tr", { "data-agent": a.agent, class: by === "you" ? "mine" : "" },
       el("td", { text: a.name }), el("td", { class: "by", text: by }),
-      el("td", { class: "location", text: a.location }), el("td", { class: "holding", text: a.holding || "nothing" }),
-      el("td", { class: "busy", text: a.busy ? `${a.busy} step(s)` : "" })));
+      el("td", { class: "location", text: live ? a.location || "unknown" : a.location }), el("td", { class: "holding", text: a.holding || "nothing" }),
+      el("td", { class: "busy", text: busy })));
   }
 }
 
@@ -275,7 +310,8 @@ function renderKitchen(locations) {
   for (const loc of locations) {
     body.append(el("tr", { "data-location": loc.name, class: loc.in_use ? "in-use" : "" },
       el("td", { text: loc.name }), el("td", { class: "content", text: loc.type === "storage" ? "everything" : items(loc.content) }),
-      el("td", { class: "in-use", text: loc.in_use ? `yes, ${loc.busy} step(s)` : "no" }),
+      el("td", { class: "in-use", text: !loc.in_use ? "no" : loc.progress !== undefined ?
+        `yes, ${Math.round(loc.progress * 100)}% cooked` : `yes, ${loc.busy} step(s)` }),
       el("td", { text: loc.gettable && loc.content.length ? "yes" : "" })));
   }
 }
@@ -289,7 +325,7 @@ function renderLastStep(last) {
     const result = a.idle ? (a.by === "human" ? "no command in time" : "dispatcher not ready: idle") :
       a.ok ? "done" : `refused: ${a.reason || ""}`;
     body.append(el("tr", { "data-agent": a.agent, class: a.ok ? (a.idle ? "idle" : "ok") : "bad" },
-      el("td", { text: `agent${a.agent} (${who})` }), el("td", { class: "cmd", text: a.command }),
+      el("td", { text: `${agentName(a.agent)} (${who})` }), el("td", { class: "cmd", text: a.command }),
       el("td", { class: "result", text: result })));
   }
   for (const line of last.feedback) feedback.append(el("li", { text: line }));
@@ -309,13 +345,15 @@ function renderControls(s) {
   const box = clear($("legal"));
   $("queued").textContent = you.queued ? `Queued: ${label(you.queued)}.` : "";
   const groups = {};
-  for (const command of you.legal || []) (groups[command.split("_")[0]] ||= []).push(command);
+  for (const command of you.legal || []) (groups[verbOf(command)] ||= []).push(command);
   const needed = new Set((app.level && app.level.needed_ingredients) || []);
   const button = (command) => el("button", {
     class: command === you.queued ? "cmd-button chosen" : "cmd-button", "data-command": command,
     text: label(command), onclick: () => send({ type: "command", command }),
   });
-  for (const verb of ["noop", "goto", "get", "put", "activate"]) {
+  const known = ["noop", "goto", "get", "put", "activate"];
+  const verbs = [...known, ...Object.keys(groups).filter((v) => !known.includes(v))];
+  for (const verb of verbs) {
     if (!groups[verb]) continue;
     const row = el("div", { class: "verb-buttons" });
     const others = [];

@@ -1,0 +1,78 @@
+"""CuisineWorld as a `Domain`: sessions from a spec, its planner and random policy, its levels."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from cuisineworld import LevelFileError, load_level
+from levels import level_names, load_level_data
+from mindagent.cuisine.session import CuisineSession
+from mindagent.domain import ReferenceFigures, SpecError
+from mindagent.policy import Policy
+from mindagent.spec import GameSpec
+
+RULE_SETS = ("reference", "fixed")
+#: `--levels paper`: the paper's 12 levels, in level-number order (the order sweeps run and print).
+PAPER_SWEEP = tuple(f"level_{i}" for i in (0, 1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12))
+
+
+class CuisineDomain:
+    """Example: ``CuisineDomain().make_session(GameSpec("cuisineworld", "level_3", agents=2))``."""
+
+    name = "cuisineworld"
+    title = "CuisineWorld"
+    default_level = "level_3"
+    default_agents = 2
+    policies = ("planner", "random")
+    has_demo = True
+    live_world = False
+    serve_agents = 4
+
+    def validate(self, spec: GameSpec) -> GameSpec:
+        if spec.options:
+            raise SpecError(f"{self.name} takes no {', '.join(sorted(spec.options))} (Minecraft server settings)")
+        if spec.rules not in RULE_SETS:
+            raise SpecError(f"{self.name}: --rules must be one of {', '.join(RULE_SETS)}, not {spec.rules!r}")
+        if not 1 <= spec.agents <= 8:
+            raise SpecError(f"{self.name}: 1 to 8 agents, not {spec.agents}")
+        level = spec.level or self.default_level
+        try:
+            load_level(level, rules=spec.rules, recipes=spec.recipes)
+        except (LevelFileError, ValueError, OSError) as exc:
+            raise SpecError(str(exc)) from None
+        return spec.with_(domain=self.name, level=level)
+
+    def make_session(self, spec: GameSpec) -> CuisineSession:
+        level = load_level(spec.level or self.default_level, rules=spec.rules, recipes=spec.recipes)
+        return CuisineSession(level, n_agents=spec.agents, tau=spec.tau, seed=spec.seed, max_steps=spec.steps)
+
+    def make_policy(self, name: str, seed: int) -> Policy[Any]:
+        from mindagent.cuisine.planners import make_policy
+
+        return make_policy(name, seed=seed)
+
+    def level_names(self) -> list[str]:
+        return level_names()
+
+    def reference_figures(self) -> ReferenceFigures:
+        from mindagent.cuisine.paper import gpt4_cos
+        from mindagent.cuisine.planners.upper_bound import cos_upper_bound
+
+        return ReferenceFigures("GPT-4", gpt4_cos, cos_upper_bound)
+
+    def parse_levels(self, text: str) -> list[str]:
+        if text == "paper":
+            return list(PAPER_SWEEP)
+        if text == "all":
+            return level_names()
+        names = [t.strip() for t in text.split(",") if t.strip()]
+        for name in names:
+            try:
+                load_level_data(name)
+            except (LevelFileError, ValueError, OSError) as exc:
+                raise SpecError(str(exc) if Path(name).suffix else f"{self.name}: {exc}") from None
+        return names
+
+
+DOMAIN = CuisineDomain()

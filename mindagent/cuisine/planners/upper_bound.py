@@ -1,0 +1,208 @@
+"""An upper bound on the completion rate any dispatcher can reach, per (level, agents, tau).
+
+Method (a relaxation solved exactly):
+
+1. **The order stream is fixed.** Dishes are drawn from the World's generator, which no command
+   touches; the one way a dispatcher could shift the draws is the cap of 6 active orders (an
+   arrival is skipped, not drawn, while 6 are open). At an arrival tick at time t, the open orders
+   arrived at multiples of the interval I in [t - L, t - I] (an order with lifetime L fails at
+   step a + L), so at most floor(L_max / I) are open. The engine's timing gives L <= ceil(2.5 I),
+   hence at most 3 < 6: the cap never binds, and playing noops reproduces every dispatcher's
+   stream (`order_stream` checks the condition and refuses to bound a level where it fails).
+2. **Deadlines.** An order arriving at a with lifetime L can be completed only by a dish put on a
+   serving table at some step <= a + L - 1 (reference: it expires before serving; fixed: <= a + L),
+   and <= the last step; an order arriving after the last step, or whose dish cannot be made
+   (level_12's frenchFries: no fryer), or whose critical path (`RecipeBook.critical_path`, with
+   unlimited agents) is longer than its deadline, can never complete.
+3. **Agent work.** Serving a dish whose recipe tree has G nodes takes at least 4G commands: each
+   item is moved by one get and one put; before every put there is a goto (the item was got
+   elsewhere); before every get there is a goto, except when the same agent's previous command
+   was at that tool (it put the last ingredient or activated it), which happens at most once per
+   activation, and the K activations are commands too: 2G + K + G + (G - K) = 4G (minus one per
+   parent-child pair made on the same tool type, where a product can be put back without a goto;
+   none in the shipped recipes), plus the steps an operator is held by a tool beyond the activate.
+   Wasted commands only add to this. By the end of step t the team has issued at most n(t + 1)
+   commands, so a set S of orders is completable only if, for every t,
+   sum of work over {i in S: deadline_i <= t} <= n(t + 1) - the cumulative-capacity form of
+   1||sum U_j with all jobs released at 0 (pre-cooking is allowed: a served dish waits on the
+   table), whose largest feasible set Moore-Hodgson's algorithm finds exactly. The same is done
+   for each tool type (cook steps per activation against count x (t + 1)), and the smallest of
+   these maxima is the bound C_max on completions of the episode.
+4. **Denominator.** Every order that arrived is completed, failed or still active. Under the
+   reference, several orders expiring in one step raise the failure count by one only, so the
+   least denominator for C completions is C plus the fewest expiry steps (and still-open orders)
+   that N - C unserved orders can be packed into, the never-completable ones included. The ratio
+   sum C / sum (C + penalty) grows with each episode's C (each extra completion adds 1 to the
+   numerator and at most 1 to the denominator, and the ratio is <= 1), so the bound per tau is
+   reached at C = C_max in every episode. CoS bound = mean over the taus.
+
+Where it is tight: when agent work is the bottleneck and the pre-cooked stock can meet arrivals
+(high tau, 3-4 agents) the bound is reached or nearly. It is loose when cooking waits leave
+agents idle (one tool shared by two agents: a pipeline can only approach 4G commands per dish),
+for the first order of an episode (the critical path assumes as many agents as the recipe wants),
+and when several resources bind together (each is bounded alone).
+"""
+
+from __future__ import annotations
+
+import functools
+import heapq
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from cuisineworld import MAX_ACTIVE_ORDERS, PAPER_TAUS, Level, World, load_level
+from mindagent.cuisine.planners.recipes import RecipeBook
+
+EPISODES = 3
+
+
+class CapMayBind(ValueError):
+    """The level's lifetimes let 6 orders be open at once, so the order stream could depend on play."""
+
+
+@dataclass(frozen=True, slots=True)
+class OrderSlot:
+    arrival: int
+    dish: str
+    lifetime: int
+
+    def expiry(self) -> int:
+        """The step at which the order fails if not served."""
+        return self.arrival + self.lifetime
+
+
+@dataclass(frozen=True, slots=True)
+class TauBound:
+    tau: float
+    completed: int  # most completions over the episodes
+    denominator: int  # least completed + failed + active for that many completions
+    orders: int
+
+    @property
+    def rate(self) -> float:
+        return self.completed / self.denominator if self.denominator else 1.0
+
+
+@dataclass(slots=True)
+class CellBound:
+    level: str
+    agents: int
+    taus: list[TauBound] = field(default_factory=list)
+
+    @property
+    def cos(self) -> float:
+        return sum(t.rate for t in self.taus) / len(self.taus) if self.taus else 0.0
+
+
+def cap_can_bind(level: Level, tau: float) -> bool:
+    interval = level.interval(tau)
+    return max(level.lifetimes(tau).values()) // interval >= MAX_ACTIVE_ORDERS
+
+
+def order_stream(level: Level, tau: float, seed: int = 0, episodes: int = EPISODES,
+                 max_steps: int | None = None) -> list[list[OrderSlot]]:
+    """Every order of every episode, as any dispatcher will see them (see the module docstring)."""
+    if cap_can_bind(level, tau):
+        raise CapMayBind(f"{level.name} at tau {tau}: lifetimes allow {MAX_ACTIVE_ORDERS} open orders")
+    world = World(level, n_agents=1, tau=tau, seed=seed, max_steps=max_steps)
+    out: list[list[OrderSlot]] = []
+    for _ in range(episodes):
+        world.reset()
+        slots = [OrderSlot(0, o.dish, o.lifetime) for o in world.orders]
+        while not world.done:
+            result = world.step(["noop_agent0"])
+            slots.extend(OrderSlot(world.time, d, world.lifetimes[d]) for d in result.arrived)
+        out.append(slots)
+    return out
+
+
+def _deadline(slot: OrderSlot, level: Level, last_step: int) -> int:
+    grace = 0 if level.rules.expire_before_serve else 1
+    return min(slot.expiry() - 1 + grace, last_step)
+
+
+def _completable(slot: OrderSlot, book: RecipeBook, last_step: int) -> bool:
+    if slot.arrival > last_step or slot.dish not in book.servable_dishes:
+        return False
+    return book.critical_path(slot.dish) - 1 <= _deadline(slot, book.level, last_step)
+
+
+def most_on_time(jobs: Sequence[tuple[int, int]], capacity_per_step: int) -> int:
+    """Moore-Hodgson: the largest set of (deadline step, work) jobs with, for every t, the work
+    of jobs due by t at most capacity_per_step * (t + 1)."""
+    heap: list[int] = []
+    total = 0
+    for deadline, work in sorted(jobs):
+        heapq.heappush(heap, -work)
+        total += work
+        if total > capacity_per_step * (deadline + 1):
+            total += heapq.heappop(heap)
+    return len(heap)
+
+
+def max_completions(slots: Sequence[OrderSlot], book: RecipeBook, agents: int, last_step: int) -> int:
+    """C_max of one episode: the least of the agent-work and per-tool-type relaxations."""
+    level = book.level
+    feasible = [s for s in slots if _completable(s, book, last_step)]
+    due = [(_deadline(s, level, last_step), s.dish) for s in feasible]
+    best = most_on_time([(d, book.work(dish) - book.same_tool_edges(dish)) for d, dish in due], agents)
+    for tool_type, tools in book.tools_of.items():
+        cook = book.cook.get(tool_type, 0)
+        if cook == 0:
+            continue
+        jobs = [(d, book.tool_use(dish)[tool_type]) for d, dish in due]
+        best = min(best, most_on_time(jobs, len(tools)) if any(w for _, w in jobs) else best)
+    return best
+
+
+def least_penalty(slots: Sequence[OrderSlot], book: RecipeBook, completed: int, last_step: int) -> int:
+    """Fewest failed + active counts left by `len(slots) - completed` unserved orders."""
+    per_step = book.level.rules.count_failures_per_step
+    groups: dict[object, list[OrderSlot]] = {}
+    for i, s in enumerate(slots):
+        key: object = s.expiry() if per_step and s.expiry() <= last_step else ("open", i)
+        groups.setdefault(key, []).append(s)
+    unserved = len(slots) - completed
+    forced = {k for k, g in groups.items() if any(not _completable(s, book, last_step) for s in g)}
+    penalty = len(forced)
+    covered = sum(len(groups[k]) for k in forced)
+    for size in sorted((len(g) for k, g in groups.items() if k not in forced), reverse=True):
+        if covered >= unserved:
+            break
+        covered += size
+        penalty += 1
+    return penalty
+
+
+def tau_bound(level: Level, agents: int, tau: float, seed: int = 0, episodes: int = EPISODES,
+              max_steps: int | None = None) -> TauBound:
+    book = RecipeBook(level)
+    last_step = (level.max_steps if max_steps is None else max_steps) - 1
+    completed = denominator = orders = 0
+    for slots in order_stream(level, tau, seed, episodes, max_steps):
+        c = max_completions(slots, book, agents, last_step)
+        completed += c
+        denominator += c + least_penalty(slots, book, c, last_step)
+        orders += len(slots)
+    return TauBound(tau, completed, denominator, orders)
+
+
+def upper_bound(level: str | Level, agents: int, rules: str = "reference", taus: Sequence[float] = PAPER_TAUS,
+                seed: int = 0, episodes: int = EPISODES, max_steps: int | None = None) -> CellBound:
+    """The bound on CoS (reference denominator) for one cell of the paper's protocol.
+
+    Example::
+
+        upper_bound("level_0", agents=2).cos     # no dispatcher can score more
+    """
+    compiled = level if isinstance(level, Level) else load_level(level, rules)
+    cell = CellBound(compiled.name, agents)
+    for tau in taus:
+        cell.taus.append(tau_bound(compiled, agents, tau, seed, episodes, max_steps))
+    return cell
+
+
+@functools.lru_cache(maxsize=256)
+def cos_upper_bound(level: str, agents: int, rules: str = "reference") -> float:
+    """The paper-protocol CoS bound of a shipped level (or level file), cached: ``cos_upper_bound("level_3", 2)``."""
+    return upper_bound(level, agents, rules=rules).cos

@@ -1,0 +1,138 @@
+"""CuisineWorld behind the domain contract, so the dispatcher never imports the engine directly."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from cuisineworld import Level, Outcome, Reason, World
+from demos import Demo, DemoError, load_demo
+from feedback import describe, step_lines
+from mindagent.cuisine import view
+from mindagent.cuisine.extraction import extract_commands
+from mindagent.cuisine.grammar import CommandSpace, command_grammar
+from mindagent.cuisine.prompt_text import instructions_text, knowledge_text, recipes_text
+from mindagent.domain import CommandError, Counts, DomainSession, DomainStep, PromptParts, Verdict
+
+
+class CuisineSession(DomainSession):
+    """One CuisineWorld kitchen as a `DomainSession`; `world` is there for planners and tests.
+
+    Example::
+
+        session = CuisineSession(load_level("level_3"), n_agents=2, tau=1.0, seed=0)
+        await session.reset()
+    """
+
+    domain = "cuisineworld"
+
+    def __init__(self, level: Level, n_agents: int = 2, tau: float = 1.0, seed: int = 0,
+                 max_steps: int | None = None, demo_dish: str | None = None) -> None:
+        self.world = World(level, n_agents=n_agents, tau=tau, seed=seed, max_steps=max_steps)
+        self.level = level
+        self.name = level.name
+        self.n_agents = n_agents
+        self.max_steps = self.world.max_steps
+        self.rules = level.rules.name
+        self.demo_dish = demo_dish
+        self._names = [f"agent{a}" for a in range(n_agents)]
+
+    @property
+    def agent_names(self) -> list[str]:
+        return list(self._names)
+
+    async def reset(self, seed: int | None = None) -> None:
+        self.world.reset(seed=seed)
+
+    @staticmethod
+    def _verdicts(outcomes: Sequence[Outcome]) -> list[Verdict]:
+        return [Verdict(o.command, o.ok, o.reason, describe(o.reason) if o.reason is not None else None)
+                for o in outcomes]
+
+    async def step(self, commands: Sequence[str]) -> DomainStep:
+        return self.step_now(commands)
+
+    def step_now(self, commands: Sequence[str]) -> DomainStep:
+        """The synchronous step (the world is pure); `step` is its async face."""
+        result = self.world.step(list(commands))
+        return DomainStep(self._verdicts(result.outcomes), step_lines(result), result.completed, result.failed)
+
+    def check(self, commands: Sequence[str]) -> list[Verdict]:
+        return self._verdicts(self.world.check(list(commands)))
+
+    def legal_commands(self, agent: int) -> list[str]:
+        return self.world.legal_commands(agent)
+
+    def extract_commands(self, text: str) -> list[str]:
+        return extract_commands(text, self.n_agents, rules=self.rules)
+
+    def state_text(self) -> str:
+        return self.world.state_text()
+
+    def prompt_parts(self) -> PromptParts:
+        return PromptParts(
+            recipes=recipes_text(self.level, self.demo_dish),
+            instructions=instructions_text(self.level, self.n_agents),
+            knowledge=knowledge_text(),
+        )
+
+    def idle_command(self, agent: int) -> str:
+        return f"noop_agent{agent}"
+
+    def agent_of(self, command: str) -> int | None:
+        parts = command.strip().split("_")
+        if len(parts) >= 2 and parts[1].startswith("agent") and parts[1][5:].isdigit():
+            agent = int(parts[1][5:])
+            return agent if agent < self.n_agents else None
+        return None
+
+    def parse_command(self, text: str) -> str:
+        parsed = self.world.parse(text.strip())
+        if isinstance(parsed, Reason):
+            raise CommandError(describe(parsed))
+        return str(parsed)
+
+    def grammar(self) -> str:
+        items = list(self.level.base_ingredients) + [r.product for r in self.level.recipes]
+        return command_grammar(CommandSpace(self.n_agents, self.level.location_names, tuple(dict.fromkeys(items))))
+
+    def choose_demo(self, agents: int | None) -> Demo | None:
+        """A shipped demo for the team size, on a dish this level does not serve (its recipes join
+        the prompt's); None when no shipped demo fits."""
+        try:
+            demo = load_demo(agents or self.n_agents, avoid_dishes=self.level.dishes)
+        except DemoError:
+            return None
+        self.demo_dish = demo.dish
+        return demo
+
+    def orders_snapshot(self) -> list[dict[str, Any]]:
+        return [{"id": o.id, "dish": o.dish, "lifetime": o.lifetime} for o in self.world.orders]
+
+    def episode_header(self) -> dict[str, Any]:
+        return {"generator_state": self.world.episode_start_state}
+
+    async def restore(self, header: Mapping[str, Any]) -> None:
+        state = header.get("generator_state")
+        if not isinstance(state, list) or len(state) != 3:
+            raise ValueError("the recording header has no order generator state")
+        self.world.reset(generator_state=state)
+
+    def view(self) -> dict[str, Any]:
+        return view.kitchen_view(self)
+
+    def static_view(self) -> dict[str, Any]:
+        return {**view.level_view(self), "domain": self.domain, "agent_names": self.agent_names}
+
+    @property
+    def step_index(self) -> int:
+        return self.world.time
+
+    @property
+    def done(self) -> bool:
+        return self.world.done
+
+    @property
+    def counts(self) -> Counts:
+        c = self.world.counts
+        return Counts(c.completed, c.failed, c.active)

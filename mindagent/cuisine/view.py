@@ -1,0 +1,49 @@
+"""What the page shows of a CuisineWorld kitchen, as JSON-able dicts (the paper's interface, G.2).
+
+Everything here reads the session; nothing changes it. The room adds its own parts (who plays
+which agent, the last step's actions, the score) around `kitchen_view`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mindagent.cuisine.session import CuisineSession
+
+
+def kitchen_view(session: CuisineSession) -> dict[str, Any]:
+    """Orders with remaining lifetime, agents (location, held item, busy) and locations (content, in use).
+
+    Example: ``kitchen_view(session)["agents"][0]`` → ``{"agent": 0, "name": "agent0", "location":
+    "storage0", "holding": None, "busy": 0}``.
+    """
+    world = session.world
+    return {
+        "orders": [{"id": o.id, "dish": o.dish, "lifetime": o.lifetime} for o in world.orders],
+        "agents": [{"agent": a, "name": f"agent{a}", "location": world.agent_location(a),
+                    "holding": world.agent_holding(a), "busy": world.agent_busy(a)} for a in range(world.n_agents)],
+        "locations": [{"name": loc.name, "type": loc.type, "content": world.location_content(loc.name),
+                       "busy": world.location_busy(loc.name), "in_use": world.location_busy(loc.name) > 0,
+                       "gettable": world.location_gettable(loc.name)} for loc in world.level.locations],
+    }
+
+
+def level_view(session: CuisineSession) -> dict[str, Any]:
+    """The static part, sent once on joining: level, dishes, recipes and kitchen layout."""
+    level = session.level
+    products = {r.product for r in level.recipes}
+    needed = sorted({i for r in level.recipes for i in r.ingredients if i not in products})
+    return {
+        "level": level.name,
+        "dishes": list(level.dishes),
+        "recipes": [{"product": r.product, "tool": r.tool, "ingredients": list(r.ingredients)} for r in level.recipes],
+        "base_ingredients": list(level.base_ingredients),
+        "needed_ingredients": needed,
+        "kitchen": [{"name": loc.name, "type": loc.type, "role": loc.role} for loc in level.locations],
+        "n_agents": session.n_agents,
+        "max_steps": session.max_steps,
+    }
+
+
+__all__ = ["kitchen_view", "level_view"]

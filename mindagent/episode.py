@@ -1,0 +1,114 @@
+"""One episode's step, shared by `mindagent run`, `eval` and the game server's rooms.
+
+A step is: the dispatcher decides (`Episode.decide`), the game steps with the joint commands
+(`Episode.advance`), the step's notes become the next prompt's feedback, the exchange goes into
+the memory window, and the step is recorded. `run_episode` is that loop until the episode ends;
+a room calls the same two methods on its own clock, with people's commands merged in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from mindagent.dispatcher import Decision, Dispatcher
+from mindagent.domain import DomainSession, DomainStep
+from mindagent.memory import Memory
+from mindagent.recording import Recorder
+
+
+@dataclass
+class EpisodeResult:
+    completed: int
+    failed: int
+    active: int
+    steps: int
+    prompt_tokens: int = 0
+    cached_tokens: int = 0
+    output_tokens: int = 0
+    latency_s: float = 0.0
+    model_errors: int = 0
+
+
+class Episode:
+    """The running context of one episode: memory window, last feedback, recording and totals.
+
+    Example::
+
+        episode = Episode(session, dispatcher, recorder)
+        while not session.done:
+            decision = await episode.decide()
+            await episode.advance(decision)
+        result = episode.finish()
+    """
+
+    def __init__(self, session: DomainSession, dispatcher: Dispatcher, recorder: Recorder | None = None) -> None:
+        self.session = session
+        self.dispatcher = dispatcher
+        self.recorder = recorder
+        self.memory = Memory(dispatcher.prompt.memory)
+        self.feedback: list[str] = []
+        self.totals = EpisodeResult(0, 0, 0, 0)
+        self.finished = False
+
+    async def decide(self, controlled: Sequence[int] | None = None, people: Sequence[str] = ()) -> Decision:
+        """The dispatcher's commands for the current step (head-chef words are read now)."""
+        head_chef = self.session.pending_instructions()
+        return await self.dispatcher.decide(self.session, self.memory, list(self.feedback), head_chef, controlled, people)
+
+    async def advance(self, decision: Decision | None, commands: Sequence[str] | None = None,
+                      actors: Sequence[str] | None = None) -> DomainStep:
+        """Step the game with `commands` (default: the decision's) and keep what the next step needs.
+
+        `actors` (who gave each command: ``human``, ``dispatcher``, ``human_idle``...) is recorded
+        when a room merged people's commands with the dispatcher's."""
+        t = self.session.step_index
+        state = self.session.state_text()
+        orders = self.session.orders_snapshot()
+        joint = list(commands) if commands is not None else list(decision.commands if decision else [])
+        result = await self.session.step(joint)
+        self.feedback = list(result.notes)
+        if decision is not None and decision.shown:
+            self.memory.push(decision.shown, "\n".join(decision.commands))
+        if decision is not None:
+            usage = decision.usage
+            self.totals.prompt_tokens += usage.prompt_tokens
+            self.totals.cached_tokens += usage.cached_tokens
+            self.totals.output_tokens += usage.output_tokens
+            self.totals.latency_s += usage.latency_s
+            self.totals.model_errors += len(decision.errors)
+        if self.recorder is not None:
+            taken = decision or Decision([], [])
+            record = Decision(joint, taken.verdicts, taken.calls, taken.shown, taken.head_chef)
+            self.recorder.step(t, state, orders, record, result)
+            if actors is not None:
+                self.recorder.extra("actors", step=t, actors=list(actors))
+        return result
+
+    def finish(self) -> EpisodeResult:
+        """Close the episode: final counts, and the recording's ``end`` line (once)."""
+        counts = self.session.counts
+        self.totals.completed, self.totals.failed, self.totals.active = counts.completed, counts.failed, counts.active
+        self.totals.steps = self.session.step_index
+        if self.recorder is not None and not self.finished:
+            self.recorder.end(self.totals)
+        self.finished = True
+        return self.totals
+
+
+async def run_episode(
+    session: DomainSession,
+    dispatcher: Dispatcher,
+    recorder: Recorder | None = None,
+    on_step: Callable[[int, DomainStep], None] | None = None,
+    steps: int | None = None,
+) -> EpisodeResult:
+    """Play one episode from the session's current reset state to its last step (or `steps`)."""
+    episode = Episode(session, dispatcher, recorder)
+    limit = session.max_steps if steps is None else min(steps, session.max_steps)
+    while not session.done and session.step_index < limit:
+        t = session.step_index
+        result = await episode.advance(await episode.decide())
+        if on_step is not None:
+            on_step(t, result)
+    return episode.finish()

@@ -1,0 +1,92 @@
+"""Minecraft as a `Domain`: sessions (embedded flying-squid or your own server), its planner.
+
+Settings only Minecraft has travel in `GameSpec.options`: ``mc_host``, ``mc_port`` (with no host:
+the port the embedded server listens on, so people can join), ``mc_version`` and ``cook_ticks``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mindagent.domain import ReferenceFigures, SpecError
+from mindagent.policy import Policy, RandomLegalPolicy
+from mindagent.spec import GameSpec
+from minecraft.server_process import MC_VERSION, KitchenConfig, ServerAddress
+from minecraft.session import AGENT_NAMES, MinecraftSession
+
+LEVEL = "minecraft"
+OPTIONS = ("mc_host", "mc_port", "mc_version", "cook_ticks")
+#: Episode length when `--steps` is not given (the reference release's 60 dispatcher steps).
+DEFAULT_STEPS = 60
+#: The MindAgent paper's Table 5 (GPT-4, two bots).
+PAPER_GPT4_COS = 0.581
+
+
+class MinecraftDomain:
+    """Example: ``MinecraftDomain().make_session(GameSpec("minecraft", agents=2, tau=2.0))``."""
+
+    name = "minecraft"
+    title = "Minecraft"
+    default_level = LEVEL
+    default_agents = 2
+    policies = ("planner", "random")
+    has_demo = False
+    live_world = True
+    serve_agents = 2
+
+    def validate(self, spec: GameSpec) -> GameSpec:
+        unknown = sorted(set(spec.options) - set(OPTIONS))
+        if unknown:
+            raise SpecError(f"{self.name} has no setting {', '.join(unknown)}")
+        if spec.level not in (None, LEVEL):
+            raise SpecError(f"{self.name} has one kitchen ({LEVEL!r}); --level {spec.level} is not one of its levels")
+        if spec.rules != "reference":
+            raise SpecError(f"{self.name} has one rule set (reference); --rules {spec.rules} does not apply")
+        if spec.recipes is not None:
+            raise SpecError(f"{self.name} has fixed smelting recipes; --recipes does not apply")
+        if not 1 <= spec.agents <= len(AGENT_NAMES):
+            raise SpecError(f"{self.name}: 1 to {len(AGENT_NAMES)} bots, not {spec.agents}")
+        port = spec.options.get("mc_port")
+        if port is not None and not 0 <= int(port) <= 65535:
+            raise SpecError(f"{self.name}: --mc-port {port} is not a port")
+        cook = spec.options.get("cook_ticks")
+        if cook is not None and spec.options.get("mc_host") is not None:
+            raise SpecError(f"{self.name}: --cook-ticks sets the embedded server; it cannot change a server at --mc-host")
+        return spec.with_(domain=self.name, level=LEVEL)
+
+    def make_session(self, spec: GameSpec) -> MinecraftSession:
+        o = spec.options
+        version = str(o.get("mc_version") or MC_VERSION)
+        steps = spec.steps or DEFAULT_STEPS
+        if o.get("mc_host"):
+            address = ServerAddress(str(o["mc_host"]), int(o.get("mc_port") or 25565), version=version)
+            return MinecraftSession(n_agents=spec.agents, tau=spec.tau, seed=spec.seed, max_steps=steps, address=address)
+        kitchen = KitchenConfig(seed=spec.seed) if o.get("cook_ticks") is None else \
+            KitchenConfig(seed=spec.seed, cook_ticks=int(o["cook_ticks"]))
+        return MinecraftSession(n_agents=spec.agents, tau=spec.tau, seed=spec.seed, max_steps=steps, kitchen=kitchen,
+                                server_port=int(o.get("mc_port") or 0), version=version)
+
+    def make_policy(self, name: str, seed: int) -> Policy[Any]:
+        if name == "planner":
+            from minecraft.planner import MinecraftPlanner
+
+            return MinecraftPlanner()
+        if name == "random":
+            return RandomLegalPolicy(seed)
+        raise SpecError(f"{self.name} has no built-in {name!r} dispatcher")
+
+    def level_names(self) -> list[str]:
+        return [LEVEL]
+
+    def reference_figures(self) -> ReferenceFigures:
+        """The paper's Table 5: GPT-4 dispatching Alex and Steve, CoS 0.581 over the five taus."""
+        return ReferenceFigures("GPT-4", lambda level, agents: PAPER_GPT4_COS if (level, agents) == (LEVEL, 2) else None)
+
+    def parse_levels(self, text: str) -> list[str]:
+        names = [t.strip() for t in text.split(",") if t.strip()]
+        if any(n not in (LEVEL, "all", "paper") for n in names) or not names:
+            raise SpecError(f"{self.name} has one kitchen: use --levels {LEVEL}")
+        return [LEVEL]
+
+
+DOMAIN = MinecraftDomain()

@@ -1,0 +1,85 @@
+"""What the game page shows of the Minecraft kitchen, in the same shape as every domain's view.
+
+Orders, agents (position, inventory, health) and the places that matter (the furnace with its
+slots and cook progress, the chest, the animals and fuel blocks). Reads an observation; changes
+nothing. The page draws any domain from this shape, so it needs no Minecraft code.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from minecraft.kitchen import TOOLS
+from minecraft.protocol import ItemStack, Observation
+from minecraft.server_process import ServerAddress
+
+
+def _items(counts: Mapping[str, int]) -> list[str]:
+    return [f"{name} x{n}" for name, n in sorted(counts.items()) if name not in TOOLS and n > 0]
+
+
+def _stack(label: str, stack: ItemStack | None) -> list[str]:
+    return [] if stack is None else [f"{label}: {stack.name} x{stack.count}"]
+
+
+def _where(position: Sequence[float | None] | None) -> str | None:
+    if not position or any(p is None for p in position):
+        return None
+    return ", ".join(f"{p:.0f}" for p in position if p is not None)
+
+
+def kitchen_view(obs: Observation, agents: Sequence[str], orders: list[dict[str, Any]],
+                 blocked: Mapping[str, str]) -> dict[str, Any]:
+    """Example: ``kitchen_view(obs, ["Alex"], [], {})["agents"][0]["holding"]`` → ``"beef x2"``."""
+    agent_rows = []
+    for a, name in enumerate(agents):
+        bot = obs.bots.get(name)
+        held = _items(bot.inventory) if bot is not None else []
+        status = blocked.get(name) or ("offline" if bot is None or not bot.connected else None)
+        agent_rows.append({"agent": a, "name": name, "location": _where(bot.position if bot else None),
+                           "holding": ", ".join(held) or None, "busy": 1 if (bot and bot.busy) or status else 0,
+                           "health": None if bot is None else bot.health, "status": status or (bot.busy if bot else None)})
+    furnace = obs.furnace()
+    cooking = furnace.input is not None and furnace.burn_ticks_left > 0
+    left = max(0, furnace.cook_total - furnace.cook_progress) if cooking else 0
+    places: list[dict[str, Any]] = [
+        {"name": "furnace", "type": "furnace",
+         "content": _stack("input", furnace.input) + _stack("fuel", furnace.fuel) + _stack("output", furnace.output),
+         "busy": left, "in_use": cooking, "gettable": furnace.output is not None,
+         "progress": round(furnace.cook_progress / furnace.cook_total, 3) if furnace.cook_total else 0.0},
+        {"name": "chest", "type": "chest", "content": _items(obs.chest()), "busy": 0, "in_use": False,
+         "gettable": False},
+    ]
+    if obs.kitchen is not None:
+        mobs = Counter(m.name for m in obs.kitchen.mobs)
+        for mob in sorted(mobs):
+            places.append({"name": mob, "type": "animal", "content": [f"{mobs[mob]} in the pen"], "busy": 0,
+                           "in_use": False, "gettable": True})
+        blocks = Counter(b.name for b in obs.kitchen.blocks if b.present)
+        for block in sorted(blocks):
+            places.append({"name": block, "type": "block", "content": [f"{blocks[block]} to mine"], "busy": 0,
+                           "in_use": False, "gettable": True})
+        for player in obs.kitchen.players:
+            if player.name not in agents:
+                places.append({"name": player.name, "type": "player", "content": _items(player.inventory),
+                               "busy": 0, "in_use": False, "gettable": False})
+    return {"orders": orders, "agents": agent_rows, "locations": places}
+
+
+def level_view(agents: Sequence[str], max_steps: int, address: ServerAddress | None) -> dict[str, Any]:
+    """The static part: the dishes (cooked meats), how each is made, and where people can join."""
+    from minecraft.kitchen import COOKED, DISHES, MEAT_OF_MOB
+
+    mob_of = {meat: mob for mob, meat in MEAT_OF_MOB.items()}
+    raw_of = {cooked: raw for raw, cooked in COOKED.items()}
+    recipes = [{"product": dish, "tool": "furnace", "ingredients": [raw_of[dish], "fuel"]} for dish in DISHES]
+    recipes += [{"product": raw_of[dish], "tool": f"kill a {mob_of[raw_of[dish]]}", "ingredients": []} for dish in DISHES]
+    return {"level": "minecraft", "domain": "minecraft", "dishes": list(DISHES), "recipes": recipes,
+            "base_ingredients": [], "needed_ingredients": ["coal"],
+            "kitchen": [{"name": "furnace", "type": "furnace", "role": "tool"},
+                        {"name": "chest", "type": "chest", "role": "serving"}],
+            "n_agents": len(agents), "max_steps": max_steps, "agent_names": list(agents),
+            "join": None if address is None else {"host": address.host, "port": address.port,
+                                                   "version": address.version}}
