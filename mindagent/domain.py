@@ -158,7 +158,8 @@ class DomainSession(abc.ABC):
 
     @abc.abstractmethod
     def extract_commands(self, text: str) -> list[str]:
-        """This domain's commands found in free model text, at most one per agent.
+        """This domain's commands found in free model text, at most one per agent (a rule set that
+        reproduces a reference release's quirks may keep every match, as that release did).
 
         Example: ``session.extract_commands("sure!\\ngoto_agent0_storage0")`` → ``["goto_agent0_storage0"]``.
         """

@@ -49,8 +49,8 @@ def check_one(command: Command, obs: Observation, blocked: Mapping[str, str] | N
         case Verb.NOOP:
             return None
         case Verb.GOTO:
-            humans = {p.name for p in obs.kitchen.players} if obs.kitchen else set()
-            if arg not in TARGETS and arg not in humans:
+            humans = {p.name.lower() for p in obs.kitchen.players} if obs.kitchen else set()
+            if arg not in TARGETS and arg.lower() not in humans:
                 return fail("unknown_target", arg)
         case Verb.KILL_MOB:
             if arg not in MOBS:

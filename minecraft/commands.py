@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from minecraft.kitchen import ITEMS, TARGETS
+
 
 class Verb(StrEnum):
     GOTO = "goto"
@@ -29,6 +31,7 @@ class Verb(StrEnum):
 # Verbs that take no argument besides the agent.
 NO_ARG = frozenset({Verb.TAKE_OUT_FURNACE, Verb.NOOP})
 _BY_LOWER = {v.value.lower(): v for v in Verb}
+_VOCABULARY = frozenset((*TARGETS, *ITEMS))
 
 COMMAND_RE = re.compile(
     r"(?<![A-Za-z0-9_])(?P<verb>[A-Za-z]{4,16})\(\s*(?P<agent>[A-Za-z][A-Za-z0-9_]{0,15})\s*"
@@ -66,7 +69,9 @@ def _build(match: re.Match[str], agents: Sequence[str]) -> Command:
     agent = by_lower.get(match["agent"].lower())
     if agent is None:
         raise CommandSyntaxError(f"unknown agent {match['agent']!r}")
-    arg = match["arg"].lower() if match["arg"] else None
+    raw = match["arg"]
+    # the game's own names are lowercase; anything else (a player's name) keeps its case
+    arg = None if not raw else raw.lower() if raw.lower() in _VOCABULARY else raw
     if verb in NO_ARG and arg is not None:
         raise CommandSyntaxError(f"{verb.value} takes only the agent")
     if verb not in NO_ARG and arg is None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import Sequence
 from typing import Any, Protocol, Self
 
@@ -193,6 +194,14 @@ class MinecraftSession(DomainSession):
     def idle_command(self, agent: int) -> str:
         return f"noop({self.agents[agent]})"
 
+    def agent_of(self, command: str) -> int | None:
+        """Names are matched ignoring case, as the command parser does (``NOOP(ALEX)`` is Alex's)."""
+        names = [n.lower() for n in self.agents]
+        for token in re.findall(r"[A-Za-z0-9_]+", command):
+            if token.lower() in names:
+                return names.index(token.lower())
+        return None
+
     def parse_command(self, text: str) -> str:
         found = extract_commands(text, self.agents)
         if len(found) != 1:
@@ -245,6 +254,10 @@ class MinecraftSession(DomainSession):
     async def _run(self, command: Command) -> Outcome:
         if command.verb is Verb.NOOP:
             return ActionDone(command.text, command.agent, command.verb.value)
+        if command.verb is Verb.GOTO and command.arg not in TARGETS and self.obs.kitchen is not None:
+            # a player's name as the server spells it (the check matched it ignoring case)
+            spelled = {p.name.lower(): p.name for p in self.obs.kitchen.players}
+            command = Command(command.verb, command.agent, spelled.get((command.arg or "").lower(), command.arg))
         timeout = ACTION_TIMEOUT_S.get(command.verb, DEFAULT_ACTION_TIMEOUT_S)
         try:
             result = await self.bridge.request(command.verb.value, command.bridge_args(), timeout=timeout)

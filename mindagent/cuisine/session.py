@@ -81,8 +81,9 @@ class CuisineSession(DomainSession):
 
     def agent_of(self, command: str) -> int | None:
         parts = command.strip().split("_")
-        if len(parts) >= 2 and parts[1].startswith("agent") and parts[1][5:].isdigit():
-            agent = int(parts[1][5:])
+        digits = parts[1][5:] if len(parts) >= 2 and parts[1].startswith("agent") else ""
+        if digits.isascii() and digits.isdigit():  # '²' is a digit to str.isdigit, not to int()
+            agent = int(digits)
             return agent if agent < self.n_agents else None
         return None
 
