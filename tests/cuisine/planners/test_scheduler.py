@@ -27,6 +27,7 @@ def _episode(world: World, planner: CuisinePlanner) -> int:
     return refused
 
 
+@pytest.mark.slow  # a sweep: the planner over every level and rule set
 @pytest.mark.parametrize("rules", ["reference", "fixed"])
 @pytest.mark.parametrize("level", level_names())
 def test_never_refused_on_any_level(level: str, rules: str):
@@ -130,6 +131,7 @@ print(digest.hexdigest())
 """
 
 
+@pytest.mark.slow  # four fresh interpreters playing six planner episodes each
 def test_same_episode_under_any_string_hash_seed():
     """Python salts str hashes per process, so anything that iterates a set of names would
     play a different episode in another process; the recordings and the sweep must not."""

@@ -70,6 +70,7 @@ def test_bound_is_at_most_one_and_level12_is_capped():
     assert cos_upper_bound("level_12", 4, "fixed") > bound.cos  # with its fryer
 
 
+@pytest.mark.slow  # a sweep: the planner on every paper cell
 @pytest.mark.parametrize("agents", PAPER_AGENT_COUNTS)
 def test_bound_is_above_the_planner_and_random_on_every_paper_cell(agents: int):
     for level in PAPER_LEVELS:
