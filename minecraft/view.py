@@ -27,7 +27,7 @@ def _stack(label: str, stack: ItemStack | None) -> list[str]:
 def _where(position: Sequence[float | None] | None) -> str | None:
     if not position or any(p is None for p in position):
         return None
-    return ", ".join(f"{p:.0f}" for p in position if p is not None)
+    return ", ".join(f"{round(p) + 0:d}" for p in position if p is not None)  # + 0: no "-0"
 
 
 def kitchen_view(obs: Observation, agents: Sequence[str], orders: list[dict[str, Any]],

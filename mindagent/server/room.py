@@ -316,6 +316,8 @@ class Room:
         self.ticks += 1
         try:
             await self.step(force=self.settings.mode == "realtime" or now >= self._deadline)
+        except asyncio.CancelledError:  # the server is stopping mid-step (a live world's step takes a while)
+            log.info("room %s: step cancelled by shutdown", self.id)
         except Exception as exc:
             log.exception("room %s: step failed", self.id)
             self._room_error(f"the step failed on the server: {type(exc).__name__}")
@@ -417,8 +419,19 @@ class Room:
             return
         if decision.errors:
             self._room_error(f"model call failed ({decision.errors[-1][:200]})")
+        self._show_new_instructions(decision.head_chef)
         self._ready = decision
         self._kick()
+
+    def _show_new_instructions(self, lines: list[str]) -> None:
+        """Instructions that reached the dispatcher from elsewhere (a game client's chat) join the
+        page's head-chef list; standing ones already shown are not repeated."""
+        shown = {entry["text"] for entry in self.chef_lines}
+        for line in lines:
+            if line not in shown:
+                self.chef_lines.append({"step": self.session.step_index, "text": line})
+                self.log.note("head_chef", step=self.session.step_index, text=line)
+                shown.add(line)
 
     def _cancel_decision(self) -> None:
         if self._task is not None and not self._task.done():

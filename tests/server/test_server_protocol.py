@@ -91,7 +91,7 @@ async def test_head_chef_instructions_reach_the_dispatcher_prompt(server: GameSe
     # The model is a scripted fake (tests/fakes.py): this test is about what the server puts into
     # the dispatcher's prompt, which the fake keeps; a real model would only add time and noise.
     model = ScriptedModel(lambda n, messages: "goto_agent1_storage0\ngoto_agent2_pot0")
-    server.registry.brain_factory = lambda spec: LLMBrain(model)
+    server.registry.brain_factory = lambda spec, domain: LLMBrain(model)
     admin, chef, player = await client(), await client(), await client()
     made = await create(admin, server, agents=3, model="scripted", tick=0.05)
     await chef.request("join", room=made["room"], secret=made["secret"], role="head_chef")
@@ -209,7 +209,7 @@ async def test_dispatcher_failures_are_room_errors_not_dead_rooms(server: GameSe
         def act(self, session: object) -> list[str]:
             raise ValueError("the model server fell over")
 
-    server.registry.brain_factory = lambda spec: PolicyBrain(Exploding())
+    server.registry.brain_factory = lambda spec, domain: PolicyBrain(Exploding())
     admin, player = await client(), await client()
     made = await create(admin, server, model="exploding", tick=0.05)
     await player.request("join", room=made["room"], secret=made["secret"], role="player", agent=0)
@@ -226,7 +226,7 @@ async def test_changing_the_model_needs_the_admin_token(server: GameServer, clie
     c = await client()
     await c.request("join", room=room.id, role="spectator")
     assert (await c.request("set_model", admin_token="nope", room=room.id, model="planner"))["code"] == "unauthorized"
-    server.registry.brain_factory = lambda spec: (_ for _ in ()).throw(ValueError(f"unknown model {spec}"))
+    server.registry.brain_factory = lambda spec, domain: (_ for _ in ()).throw(ValueError(f"unknown model {spec}"))
     failed = await c.request("set_model", admin_token=server.admin_token, room=room.id, model="nonsense:x")
     assert failed["code"] == "bad_model" and "unknown model" in failed["message"]
     server.registry.brain_factory = tiny

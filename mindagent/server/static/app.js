@@ -233,7 +233,7 @@ function renderStatic(info) {
   }
   const names = info.agent_names || [];
   const example = names.length && (info.dishes || []).length ?
-    `e.g. ${names[names.length > 1 ? 1 : 0]}, make the ${info.dishes[0]}` : "e.g. agent1, make the tuna sushi";
+    `e.g. ${names[names.length > 1 ? 1 : 0]}, make ${info.dishes[0]}` : "e.g. agent1, make the tuna sushi";
   $("chef-text").placeholder = example;
   $("controls").hidden = app.role !== "player";
   $("chef").hidden = app.role !== "head_chef";

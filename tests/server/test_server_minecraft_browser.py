@@ -1,0 +1,184 @@
+"""The page in real headless Chromium, watching a Minecraft room that plays by itself (marked slow).
+
+A game server runs in-process with a Minecraft start-up room (the embedded server and two
+mineflayer bots, the built-in planner as dispatcher, autoplay for one 20-step episode). A person
+opens the page, waits a moment on the room list and clicks "Watch". The test then checks what a
+watcher reads: the orders, both bots with their position, inventory and health, the furnace,
+chest, animal and block rows, the last step's commands, and, within the episode, an order served
+(the score and the step's "Served ..." line), then the end-of-episode summary. No script error
+may happen on the page. Screenshots land in the test's tmp_path (and in $MINDAGENT_SCREENSHOTS
+when that is set); the mid-episode one is also copied to /tmp/mc_browser_mid.png. About 50 s;
+needs Node with `npm ci` in minecraft/node, the playwright package and Debian's chromium.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mindagent.server import GameServer, ServerConfig
+from mindagent.spec import GameSpec
+from minecraft.transport import NODE_DIR
+
+pytestmark = [pytest.mark.slow, pytest.mark.asyncio]
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run"]
+STEPS = 20
+MID_COPY = Path("/tmp/mc_browser_mid.png")
+
+# One frame's worth of what the page shows after a step that served an order (read in the page,
+# so the score and that step's feedback lines come from the same render).
+SERVED_FRAME = """() => {
+  const good = [...document.querySelectorAll("#feedback li.good")].map((li) => li.textContent);
+  if (!good.length) return null;
+  return { step: Number(document.getElementById("step").textContent),
+           completed: Number(document.getElementById("completed").textContent),
+           feedback: [...document.querySelectorAll("#feedback li")].map((li) => li.textContent), good };
+}"""
+
+
+def need(require: Any) -> None:
+    require("playwright", "pip install playwright (the browser itself is Debian's chromium)")
+    missing = []
+    if not Path(CHROMIUM).exists():
+        missing.append(f"no chromium at {CHROMIUM} (apt-get install chromium)")
+    if shutil.which("node") is None or not (NODE_DIR / "node_modules" / "mineflayer").is_dir():
+        missing.append("needs Node 18+ and `npm ci` in minecraft/node")
+    if missing:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail("; ".join(missing))
+        pytest.skip("; ".join(missing))
+
+
+async def test_watch_a_minecraft_room_in_chromium(tmp_path: Path, require: Any) -> None:
+    need(require)
+    from playwright.async_api import async_playwright, expect
+
+    config = ServerConfig(port=0, model="planner", model_why="the built-in planner", tick=1.0,
+                          recordings=tmp_path / "rooms", autoplay=True, episodes=1,
+                          startup=GameSpec(domain="minecraft", agents=2, tau=1.0, steps=STEPS,
+                                           options={"mc_port": 0, "cook_ticks": 20}))
+    shots: list[str] = []
+
+    async def shot(page: Any, name: str) -> None:
+        await page.screenshot(path=str(tmp_path / name), full_page=True)
+        shots.append(name)
+
+    async with GameServer(config) as server, async_playwright() as p:
+        room = server.startup_room
+        assert room is not None
+        join = room.session.static_view()["join"]
+        browser = await p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = await browser.new_page(viewport={"width": 1400, "height": 900})
+            errors: list[str] = []
+            console_errors: list[str] = []
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            page.on("console", lambda msg: console_errors.append(msg.text) if msg.type == "error" else None)
+            await page.goto(server.url)
+
+            # The room list, as a person sees it; they read it a moment before clicking.
+            card = page.locator(".room").filter(has_text="minecraft")
+            await expect(card.get_by_role("heading")).to_have_text("minecraft · 2 agents · tau 1", timeout=15_000)
+            await expect(card.get_by_role("button", name="Play Alex")).to_be_visible()
+            await expect(card.get_by_role("button", name="Play Steve")).to_be_visible()
+            await page.wait_for_timeout(1500)
+            await card.get_by_role("button", name="Watch").click()
+
+            await expect(page.locator("#room-title")).to_have_text(f"minecraft · room {room.id} · watching")
+            await expect(page.locator("#dispatcher")).to_have_text("Dispatcher: planner")
+            await expect(page.locator("#max-steps")).to_have_text(str(STEPS))
+            await expect(page.locator("#status-line")).to_contain_text("real time: a step every 1s")
+            await expect(page.locator("#status-line")).to_contain_text("1 watching")
+            assert "cuisine" not in (await page.content()).lower()
+            for name in ("", "app.js", "style.css"):
+                assert "cuisine" not in (await (await page.request.get(server.url + name)).text()).lower(), name
+            await expect(page.locator("#recipes")).to_contain_text(
+                f"Join this world with a Minecraft client {join['version']} (offline mode) at "
+                f"{join['host']}:{join['port']}")
+            await expect(page.locator("#recipes li b").first).to_have_text(re.compile(r"^cooked_\w+$"))
+            await shot(page, "watch_start.png")
+
+            # Orders: cooked meats with their remaining steps.
+            orders = page.locator("#orders li.order")
+            await expect(orders.first.locator(".dish")).to_have_text(re.compile(r"^cooked_(beef|chicken|mutton|porkchop)$"),
+                                                                     timeout=20_000)
+            await expect(orders.first.locator(".life")).to_have_text(re.compile(r"^\d+ steps? left$"))
+
+            # Both bots: position (x, y, z), inventory, health; a live world has no busy steps.
+            agents = page.locator("#agents tbody tr")
+            await expect(agents.locator("td:first-child")).to_have_text(["Alex", "Steve"])
+            await expect(agents.locator(".by")).to_have_text(["dispatcher", "dispatcher"])
+            await expect(page.locator("#agents thead th")).to_have_text(["agent", "played by", "position", "holding",
+                                                                         "status"])
+            await expect(agents.locator(".location")).to_have_text([re.compile(r"^-?\d+, -?\d+, -?\d+$")] * 2)
+            await expect(agents.locator(".busy")).to_have_text([re.compile(r"health \d+$")] * 2)
+            carrying = agents.locator(".holding").filter(has_text=re.compile(r"^\w+ x\d+(, \w+ x\d+)*$"))
+            await expect(carrying.first).to_be_visible(timeout=30_000)  # a bot picked something up
+
+            # The kitchen: furnace (slots), chest (served dishes), the animals and the fuel blocks.
+            kitchen = page.locator("#kitchen tbody tr")
+            await expect(kitchen.locator("td:first-child").first).to_have_text("furnace")
+            await expect(kitchen.locator("td:first-child").nth(1)).to_have_text("chest")
+            for name, what in (("chicken", r"^\d+ in the pen$"), ("cow", r"^\d+ in the pen$"),
+                               ("coal_ore", r"^\d+ to mine$")):
+                row = page.get_by_role("row").filter(has=page.get_by_role("cell", name=name, exact=True))
+                await expect(row.locator(".content")).to_have_text(re.compile(what))
+            furnace = page.locator("#kitchen tr[data-location='furnace']")
+            await expect(furnace.locator(".content")).to_have_text(
+                re.compile(r"^(nothing|((input|fuel|output): \w+ x\d+)( & (input|fuel|output): \w+ x\d+)*)$"))
+            await expect(furnace.locator("td.in-use")).to_have_text(re.compile(r"^(no|yes, \d+% cooked)$"))
+            for table in ("#agents", "#kitchen"):  # no CuisineWorld-style step counts where nothing takes steps
+                await expect(page.locator(table)).not_to_contain_text("step(s)")
+
+            # The last step: one command per bot, in the domain's own syntax, and its result.
+            for a, name in enumerate(("Alex", "Steve")):
+                row = page.locator(f"#last-actions tr[data-agent='{a}']")
+                await expect(row.locator("td").first).to_have_text(f"{name} (dispatcher)", timeout=15_000)
+                await expect(row.locator(".cmd")).to_have_text(re.compile(rf"^\w+\({name}(, \w+)?\)$"))
+                await expect(row.locator(".result")).to_have_text(re.compile(r"^(done|refused: .+|dispatcher not ready: idle)$"))
+
+            # Within the episode an order is served: the score counts it and the step says so.
+            served = await (await page.wait_for_function(SERVED_FRAME, timeout=60_000, polling="raf")).json_value()
+            assert served["completed"] >= 1, served
+            dishes = [m.group(1) for line in served["good"] if (m := re.fullmatch(r"Served (cooked_\w+)!", line))]
+            assert dishes, served
+            assert all(f"Order for {dish} completed." in served["feedback"] for dish in dishes), served
+            await shot(page, "watch_served.png")
+
+            # Mid-episode: the picture a watcher has half-way through.
+            await page.wait_for_function(f"() => Number(document.getElementById('step').textContent) >= {STEPS // 2}",
+                                         timeout=40_000)
+            await expect(page.locator("#completed")).not_to_have_text("0")
+            await shot(page, "watch_mid.png")
+
+            # The end: spectators get the summary, not the questionnaire's restart button.
+            survey = page.locator("#survey")
+            await expect(survey).to_be_visible(timeout=60_000)
+            counts = room.session.counts
+            await expect(page.locator("#survey-summary")).to_contain_text(
+                f"Served {counts.completed}, expired {counts.failed}, still open {counts.active}.")
+            await expect(survey.get_by_role("button", name="Skip")).to_be_visible()
+            for restart in ("#restart", "#restart-inline"):  # a watcher cannot restart the room
+                await expect(page.locator(restart)).to_be_hidden()
+            await expect(page.locator("#step")).to_have_text(str(STEPS))
+            await expect(page.locator("#completed")).to_have_text(str(counts.completed))
+            assert counts.completed >= 1
+            await shot(page, "watch_end.png")
+            assert not errors, errors
+            assert not console_errors, console_errors
+        finally:
+            await browser.close()
+
+    shutil.copy(tmp_path / "watch_mid.png", MID_COPY)
+    saved = os.environ.get("MINDAGENT_SCREENSHOTS")
+    if saved:
+        Path(saved).mkdir(parents=True, exist_ok=True)
+        for name in shots:
+            shutil.copy(tmp_path / name, Path(saved) / f"minecraft_{name}")
