@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -61,16 +62,18 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-@pytest.fixture
-def llama_server(smollm2_path: Path, tmp_path: Path, require: Any) -> Iterator[str]:
-    """``python -m llama_cpp.server`` on a free loopback port; always killed afterwards."""
-    require("llama_cpp", "pip install 'llama-cpp-python[server]==0.3.36'")
-    require("uvicorn", "pip install 'llama-cpp-python[server]==0.3.36'")
+@contextlib.contextmanager
+def running_llama_server(model_path: Path, log_path: Path, n_ctx: int = 4096,
+                         api_key: str | None = None) -> Iterator[str]:
+    """``python -m llama_cpp.server`` on a free loopback port, yielding its ``/v1`` base URL;
+    always killed afterwards. With `api_key`, requests need that key (a 401 proves it is up)."""
+    require_module("llama_cpp", "pip install 'llama-cpp-python[server]==0.3.36'")
+    require_module("uvicorn", "pip install 'llama-cpp-python[server]==0.3.36'")
     port = _free_port()
-    log_path = tmp_path / "llama_server.log"
-    cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2_path),
-           "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096",
-           "--model_alias", "smollm2"]
+    cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(model_path),
+           "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(n_ctx), "--model_alias", "smollm2"]
+    if api_key is not None:
+        cmd += ["--api_key", api_key]
     with log_path.open("wb") as log_file:
         proc = subprocess.Popen(cmd, stdout=log_file, stderr=subprocess.STDOUT,
                                 env={**os.environ, "PYTHONUNBUFFERED": "1"})
@@ -79,12 +82,12 @@ def llama_server(smollm2_path: Path, tmp_path: Path, require: Any) -> Iterator[s
         deadline = time.monotonic() + 120
         while True:
             if proc.poll() is not None:
-                tail = log_path.read_text()[-3000:]
-                pytest.fail(f"llama_cpp.server exited {proc.returncode}:\n{tail}")
+                pytest.fail(f"llama_cpp.server exited {proc.returncode}:\n{log_path.read_text()[-3000:]}")
             try:
-                with urllib.request.urlopen(f"{base}/models", timeout=2) as resp:
-                    if resp.status == 200:
-                        break
+                urllib.request.urlopen(f"{base}/models", timeout=2).close()
+                break
+            except urllib.error.HTTPError:  # answered (401 without the key): it is up
+                break
             except OSError:
                 pass
             if time.monotonic() > deadline:
@@ -98,5 +101,12 @@ def llama_server(smollm2_path: Path, tmp_path: Path, require: Any) -> Iterator[s
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout=15)
+
+
+@pytest.fixture
+def llama_server(smollm2_path: Path, tmp_path: Path) -> Iterator[str]:
+    """The shared OpenAI-compatible server of SmolLM2-135M for end-to-end client tests."""
+    with running_llama_server(smollm2_path, tmp_path / "llama_server.log") as base:
+        yield base
 
 

@@ -4,20 +4,14 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-import os
 import socket
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
-from conftest import require_module
+from conftest import require_module, running_llama_server
 
 
 def sdk_httpx(sdk: str) -> ModuleType:
@@ -119,41 +113,5 @@ def keyed_llama_server(smollm2_path: Path, tmp_path: Path) -> Iterator[tuple[str
     """Like the shared ``llama_server`` fixture, but started with ``--api_key``, so a request
     with another key gets the server's real 401. Yields (base URL, key); always killed after."""
     key = "sk-local-test"
-    require_module("llama_cpp", "pip install 'llama-cpp-python[server]==0.3.36'")
-    require_module("uvicorn", "pip install 'llama-cpp-python[server]==0.3.36'")
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = int(sock.getsockname()[1])
-    log_path = tmp_path / "keyed_llama_server.log"
-    cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(smollm2_path),
-           "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "1024",
-           "--model_alias", "smollm2", "--api_key", key]
-    with log_path.open("wb") as log_file:
-        proc = subprocess.Popen(cmd, stdout=log_file, stderr=subprocess.STDOUT,
-                                env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    base = f"http://127.0.0.1:{port}/v1"
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"llama_cpp.server exited {proc.returncode}:\n"
-                            f"{log_path.read_text()[-3000:]}")
-            try:
-                # /v1/models wants the key too: a 401 already proves the server is up
-                urllib.request.urlopen(f"{base}/models", timeout=2).close()
-                break
-            except urllib.error.HTTPError:
-                break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"llama_cpp.server not ready in 120s:\n{log_path.read_text()[-3000:]}")
-            time.sleep(0.5)
+    with running_llama_server(smollm2_path, tmp_path / "keyed_llama_server.log", n_ctx=1024, api_key=key) as base:
         yield base, key
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=15)
