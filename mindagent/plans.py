@@ -87,6 +87,10 @@ class CommandPlan(Plan):
         self.stopped: str | None = None  # why it stopped: exhausted, diverged, refused
 
     def next(self, session: DomainSession) -> list[str] | None:
+        """The next planned step, from the step the plan is first used at: a plan that arrives
+        late (a model slower than the clock, its agents idle meanwhile) starts when it arrives."""
+        if self.position == 0:
+            self.start_step = session.step_index
         if self.position >= len(self.steps):
             self.stopped = "exhausted"
             return None

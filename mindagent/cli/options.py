@@ -27,7 +27,7 @@ BASE_URL = typer.Option(None, "--base-url", help="OpenAI-compatible server URL (
 MODEL_PATH = typer.Option(None, "--model-path", help="a GGUF file for the local backend")
 TEMPERATURE = typer.Option(0.1, "--temperature", min=0.0, max=2.0)
 MAX_TOKENS = typer.Option(100, "--max-tokens", min=1, max=32_000, help="cap on output tokens per call")
-TIMEOUT = typer.Option(60.0, "--timeout", min=1.0, help="seconds per model call")
+TIMEOUT = typer.Option(60.0, "--timeout", min=1.0, help="seconds per model call (and per decision in a room)")
 REPAIR = typer.Option(0, "--repair", min=0, max=5, help="ask again within a step, up to N times, when commands would be refused")
 RULES = typer.Option("reference", "--rules", help="reference (reproduces the paper) or fixed")
 RECIPES = typer.Option(None, "--recipes", help="extra recipe file merged over the shipped recipes")
