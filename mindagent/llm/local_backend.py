@@ -12,8 +12,10 @@ contexts are not thread-safe). `llama_cpp` is imported only when a model is need
 Time limits and cancellation: a call runs on its own daemon thread, so neither a timeout nor a
 server stopping waits for it (the default executor would be joined at shutdown). The thread is
 told to stop through llama.cpp's abort callback (checked inside every decode: prompt batches and
-each generated token), so a cancelled call frees the model within a fraction of a second. Threads default to 1: llama.cpp's OpenMP workers busy-wait, which on a
-shared machine is several times slower than one thread (measured in benchmarks/local_latency.py).
+each generated token), so a cancelled call frees the model within a fraction of a second.
+
+Threads default to 1: llama.cpp's OpenMP workers busy-wait, which on a shared machine is several
+times slower than one thread (measured in benchmarks/local_latency.py).
 
 Cached tokens: llama-cpp-python reuses the KV cache of the longest common token prefix with the
 previous call; the length of that prefix is reported as `Usage.cached_tokens`.
