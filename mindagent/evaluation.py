@@ -20,7 +20,7 @@ from typing import Any
 
 from mindagent import domains
 from mindagent.brains import Brain
-from mindagent.dispatcher import Dispatcher
+from mindagent.dispatcher import Dispatcher, DispatchSettings
 from mindagent.episode import run_episode
 from mindagent.prompt.builder import PromptConfig
 from mindagent.recording import Recorder, recording_path
@@ -30,7 +30,12 @@ from mindagent.spec import GameSpec
 log = logging.getLogger(__name__)
 
 #: Settings that change results: a results file made with other values is not resumed.
-RESUME_KEYS = ("domain", "model", "rules", "episodes", "seed", "steps", "prompt", "repair", "options")
+RESUME_KEYS = ("domain", "model", "rules", "episodes", "seed", "steps", "prompt", "repair", "options", "dispatch",
+               "generation")
+
+
+#: Per-tau cost fields, in `TauResult` order, summed from each episode's `EpisodeResult`.
+COST_KEYS = ("steps", "prompt_tokens", "cached_tokens", "output_tokens", "model_errors")
 
 
 @dataclass
@@ -48,12 +53,17 @@ class EvalConfig:
     record_dir: str | None = None
     domain: str = domains.DEFAULT_DOMAIN
     options: dict[str, object] = field(default_factory=dict)
+    dispatch: DispatchSettings = field(default_factory=DispatchSettings)
+    #: temperature, max tokens, base URL (no credentials), model file and hash, threads
+    generation: dict[str, object] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, object]:
-        return {**asdict(self), "prompt": self.prompt.to_dict()}
+        return {**asdict(self), "prompt": self.prompt.to_dict(), "dispatch": self.dispatch.to_dict()}
 
     def spec(self, level: str, agents: int, tau: float) -> GameSpec:
-        return GameSpec(self.domain, level, agents, tau, self.seed, self.rules, self.steps, options=dict(self.options))
+        """The game at its own length: `steps` cuts the run (`run_episode`), not the episode the
+        prompt describes, so a short run is the start of a full one."""
+        return GameSpec(self.domain, level, agents, tau, self.seed, self.rules, None, options=dict(self.options))
 
 
 class Results:
@@ -70,13 +80,16 @@ class Results:
     def _load(self, path: Path) -> None:
         data = json.loads(path.read_text(encoding="utf-8"))
         saved = data.get("config", {})
-        defaults: dict[str, object] = {"domain": domains.DEFAULT_DOMAIN, "options": {}}  # files from before these keys
+        # files from before these keys
+        defaults: dict[str, object] = {"domain": domains.DEFAULT_DOMAIN, "options": {}, "dispatch": {"mode": "step"},
+                                       "generation": None}
         for key in RESUME_KEYS:
             mine = self.config.to_dict()[key]
             if saved.get(key, defaults.get(key)) != mine:
                 raise ValueError(f"{path} was made with {key}={saved.get(key)!r}, not {mine!r}; use another --out")
         for cell in data.get("cells", []):
-            taus = {float(t["tau"]): TauResult(float(t["tau"]), t["completed"], t["failed"], t["active"]) for t in cell["taus"]}
+            taus = {float(t["tau"]): TauResult(float(t["tau"]), t["completed"], t["failed"], t["active"],
+                                               *(int(t.get(k, 0)) for k in COST_KEYS)) for t in cell["taus"]}
             self.done[(cell["level"], int(cell["agents"]))] = taus
 
     def has(self, level: str, agents: int, tau: float) -> bool:
@@ -121,8 +134,9 @@ async def run_tau(config: EvalConfig, level: str, agents: int, tau: float, brain
     spec = domains.validate(config.spec(level, agents, tau))
     session = domains.make_session(spec)
     brain = brain_factory()
-    dispatcher = Dispatcher.for_session(session, brain, config.prompt, repair=config.repair)
+    dispatcher = Dispatcher.for_session(session, brain, config.prompt, repair=config.repair, dispatch=config.dispatch)
     completed = failed = active = 0
+    cost = dict.fromkeys(COST_KEYS, 0)
     try:
         for episode in range(1, config.episodes + 1):
             await session.reset(seed=config.seed if episode == 1 else None)
@@ -134,17 +148,20 @@ async def run_tau(config: EvalConfig, level: str, agents: int, tau: float, brain
                 path.unlink(missing_ok=True)
                 recorder = Recorder(path)
                 recorder.header(**spec.header(), model=config.model, prompt=config.prompt.to_dict(), repair=config.repair,
-                                episode=episode, **session.episode_header())
-            result = await run_episode(session, dispatcher, recorder)
+                                episode=episode, dispatch=config.dispatch.to_dict(), generation=config.generation,
+                                run_steps=config.steps, **session.episode_header())
+            result = await run_episode(session, dispatcher, recorder, steps=config.steps)
             completed += result.completed
             failed += result.failed
             active += result.active
+            for key in COST_KEYS:
+                cost[key] += int(getattr(result, key))
             if on_episode is not None:
                 on_episode()
     finally:
         await brain.aclose()
         await session.aclose()
-    return TauResult(tau, completed, failed, active)
+    return TauResult(tau, completed, failed, active, **cost)
 
 
 async def run_eval(config: EvalConfig, results: Results, brain_factory: Callable[[], Brain], concurrency: int = 1,

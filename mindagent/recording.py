@@ -69,6 +69,7 @@ class Recorder:
             "usage": {"prompt_tokens": usage.prompt_tokens, "cached_tokens": usage.cached_tokens,
                       "output_tokens": usage.output_tokens},
             "latency_s": round(usage.latency_s, 6),
+            **({"plan": decision.plan} if decision.plan is not None else {}),
         })
 
     def extra(self, kind: str, **fields: Any) -> None:

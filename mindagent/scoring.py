@@ -26,6 +26,12 @@ class TauResult:
     completed: int
     failed: int
     active: int
+    # what it cost (zero for built-in policies); model_errors counts failed calls, never hidden
+    steps: int = 0
+    prompt_tokens: int = 0
+    cached_tokens: int = 0
+    output_tokens: int = 0
+    model_errors: int = 0
 
     @property
     def rate(self) -> float:

@@ -105,22 +105,25 @@ def _alt(words: Sequence[str]) -> str:
 
 def gbnf(agents: Sequence[str], targets: Sequence[str], mobs: Sequence[str], blocks: Sequence[str],
          items: Sequence[str]) -> str:
-    """A GBNF grammar for the local model: one command per line, one line per agent."""
-    return "\n".join([
-        "root ::= line+",
-        'line ::= command "\\n"',
-        "command ::= goto | kill | mine | fuel | input | takeout | chest | noop",
-        f"agent ::= {_alt(agents)}",
-        f"target ::= {_alt(targets)}",
-        f"mob ::= {_alt(mobs)}",
-        f"block ::= {_alt(blocks)}",
-        f"item ::= {_alt(items)}",
-        'goto ::= "goto(" agent ", " target ")"',
-        'kill ::= "killMob(" agent ", " mob ")"',
-        'mine ::= "mineBlock(" agent ", " block ")"',
-        'fuel ::= "putFuelFurnace(" agent ", " item ")"',
-        'input ::= "putItemFurnace(" agent ", " item ")"',
-        'takeout ::= "takeOutFurnace(" agent ")"',
-        'chest ::= "putInChest(" agent ", " item ")"',
-        'noop ::= "noop(" agent ")"',
-    ]) + "\n"
+    """A GBNF grammar for the local model: exactly one command per agent, one per line, in agent order.
+
+    The root names each agent's line once and repeats nothing, so the only continuation after the
+    last agent's command is the end of the answer: a small model cannot run on with repeated
+    lines up to the token limit (``noop(Alex)\\nnoop(Steve)\\nnoop(Steve)...``).
+    """
+    if not agents:
+        raise ValueError("a Minecraft grammar needs at least one agent")
+    rules = ["root ::= " + ' "\\n" '.join(f"line{k}" for k in range(len(agents)))]
+    for k, name in enumerate(agents):
+        rules.append(
+            f"line{k} ::= "
+            + " | ".join([
+                f'"goto({name}, " target ")"', f'"killMob({name}, " mob ")"',
+                f'"mineBlock({name}, " block ")"', f'"putFuelFurnace({name}, " item ")"',
+                f'"putItemFurnace({name}, " item ")"', f'"takeOutFurnace({name})"',
+                f'"putInChest({name}, " item ")"', f'"noop({name})"',
+            ])
+        )
+    rules += [f"target ::= {_alt(targets)}", f"mob ::= {_alt(mobs)}", f"block ::= {_alt(blocks)}",
+              f"item ::= {_alt(items)}"]
+    return "\n".join(rules) + "\n"

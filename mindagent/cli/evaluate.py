@@ -12,7 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from mindagent import domains
-from mindagent.brains import Brain, make_brain
+from mindagent.brains import Brain, PolicyBrain, generation_settings, make_brain
 from mindagent.cli import options as o
 from mindagent.cli.common import err, fail
 from mindagent.domain import SpecError
@@ -69,7 +69,8 @@ def evaluate(
     repair: int = o.REPAIR, rules: str = o.RULES,
     no_knowledge: bool = o.NO_KNOWLEDGE, no_recipes: bool = o.NO_RECIPES, no_instructions: bool = o.NO_INSTRUCTIONS,
     demo: str | None = o.DEMO, demo_agents: int | None = o.DEMO_AGENTS, no_feedback: bool = o.NO_FEEDBACK,
-    memory: int = o.MEMORY,
+    memory: int = o.MEMORY, dispatch: str = o.DISPATCH, plan_steps: int = o.PLAN_STEPS, goal_every: int = o.GOAL_EVERY,
+    threads: int | None = o.THREADS,
     mc_host: str | None = o.MC_HOST, mc_port: int | None = o.MC_PORT, mc_version: str | None = o.MC_VERSION,
     cook_ticks: int | None = o.COOK_TICKS,
     out_file: Path | None = typer.Option(None, "--out", help="results JSON (CSV beside it); resumed if it exists"),
@@ -91,10 +92,10 @@ def evaluate(
         fail("--agents and --taus need at least one value each")
     if compare not in (None, "paper"):
         fail("--compare takes 'paper'")
-    first = o.game_spec(chosen.name, level_list[0], team_sizes[0], tau_list[0], seed, rules, steps, None,
+    first = o.game_spec(chosen.name, level_list[0], team_sizes[0], tau_list[0], seed, rules, None, None,
                         mc_host, mc_port, mc_version, cook_ticks)
     for size in team_sizes[1:]:
-        o.game_spec(chosen.name, level_list[0], size, tau_list[0], seed, rules, steps, None, mc_host, mc_port, mc_version,
+        o.game_spec(chosen.name, level_list[0], size, tau_list[0], seed, rules, None, None, mc_host, mc_port, mc_version,
                     cook_ticks)
     if mc_port is not None and concurrency > 1:
         fail("--mc-port gives one port; units run at once would share it (use --concurrency 1)")
@@ -102,16 +103,21 @@ def evaluate(
         levels=level_list, agents=team_sizes, model=model, taus=tau_list, episodes=episodes, seed=seed, steps=steps,
         rules=rules, prompt=o.prompt_config(chosen.name, no_knowledge, no_recipes, no_instructions, demo, demo_agents,
                                             no_feedback, memory),
-        repair=repair, record_dir=str(record) if record else None, domain=chosen.name, options=dict(first.options))
+        repair=repair, record_dir=str(record) if record else None, domain=chosen.name, options=dict(first.options),
+        dispatch=o.dispatch_settings(dispatch, plan_steps, goal_every))
     try:
+        probe = make_brain(model, chosen, seed=seed, base_url=base_url, model_path=model_path, threads=threads)
+        config.generation = generation_settings(model, base_url=base_url, temperature=temperature,
+                                                max_tokens=max_tokens, brain=probe)
+        if config.dispatch.mode != "step" and isinstance(probe, PolicyBrain):
+            fail(f"--dispatch {dispatch} needs a language model; {model} decides every step itself")
         results = Results(out_file, config)
-        make_brain(model, chosen, seed=seed, base_url=base_url, model_path=model_path)  # fail fast on a bad spec
     except (SpecError, LLMError, ValueError, OSError) as exc:
         fail(str(exc))
 
     def factory() -> Brain:  # one brain per unit: API clients are cheap, the local model is cached per process
         return make_brain(model, chosen, seed=seed, base_url=base_url, model_path=model_path, temperature=temperature,
-                          max_tokens=max_tokens, timeout_s=timeout)
+                          max_tokens=max_tokens, timeout_s=timeout, threads=threads)
 
     todo = sum(1 for lv in config.levels for a in config.agents for t in config.taus if not results.has(lv, a, t))
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),

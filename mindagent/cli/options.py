@@ -13,7 +13,9 @@ import typer
 
 from mindagent import domains
 from mindagent.cli.common import fail
+from mindagent.dispatcher import DispatchSettings
 from mindagent.domain import Domain, SpecError
+from mindagent.plans import DISPATCH_MODES, DispatchMode
 from mindagent.prompt.builder import DemoMode, PromptConfig
 from mindagent.spec import GameSpec
 
@@ -25,7 +27,7 @@ BASE_URL = typer.Option(None, "--base-url", help="OpenAI-compatible server URL (
 MODEL_PATH = typer.Option(None, "--model-path", help="a GGUF file for the local backend")
 TEMPERATURE = typer.Option(0.1, "--temperature", min=0.0, max=2.0)
 MAX_TOKENS = typer.Option(100, "--max-tokens", min=1, max=32_000, help="cap on output tokens per call")
-TIMEOUT = typer.Option(60.0, "--timeout", min=1.0, help="seconds per model call")
+TIMEOUT = typer.Option(60.0, "--timeout", min=1.0, help="seconds per model call (and per decision in a room)")
 REPAIR = typer.Option(0, "--repair", min=0, max=5, help="ask again within a step, up to N times, when commands would be refused")
 RULES = typer.Option("reference", "--rules", help="reference (reproduces the paper) or fixed")
 RECIPES = typer.Option(None, "--recipes", help="extra recipe file merged over the shipped recipes")
@@ -36,6 +38,14 @@ DEMO = typer.Option(None, "--demo", help="full | few-step | none (default: full 
 DEMO_AGENTS = typer.Option(None, "--demo-agents", min=1, max=4, help="use the demo made with this many agents")
 NO_FEEDBACK = typer.Option(False, "--no-feedback", help="do not tell the dispatcher why commands were refused")
 MEMORY = typer.Option(2, "--memory", min=0, max=60, help="previous (state, commands) pairs shown")
+DISPATCH = typer.Option("step", "--dispatch",
+                        help="step (one command per agent per call) | plan (up to --plan-steps steps per call) | "
+                             "goals (the model picks the team's dish, the domain's planner cooks)")
+PLAN_STEPS = typer.Option(3, "--plan-steps", min=1, max=10, help="--dispatch plan: most steps in one answer")
+GOAL_EVERY = typer.Option(5, "--goal-every", min=1, max=60,
+                          help="--dispatch goals: ask for a new goal after this many steps (or when orders change)")
+THREADS = typer.Option(None, "--threads", min=1, max=256,
+                       help="local model: CPU threads (default 1: fastest on a shared machine, see benchmarks/)")
 MC_HOST = typer.Option(None, "--mc-host", help="Minecraft: use this offline-mode server instead of the embedded one")
 MC_PORT = typer.Option(None, "--mc-port", min=0, max=65535,
                        help="Minecraft: the server's port (embedded server: where people join)")
@@ -78,3 +88,11 @@ def prompt_config(domain: str, no_knowledge: bool, no_recipes: bool, no_instruct
     mode: DemoMode = _DEMO_MODES[demo or "full"] if chosen.has_demo else "none"
     return PromptConfig(recipes=not no_recipes, instructions=not no_instructions, knowledge=not no_knowledge,
                         demo=mode, demo_agents=demo_agents, feedback=not no_feedback, memory=memory)
+
+
+def dispatch_settings(mode: str, plan_steps: int = 3, goal_every: int = 5) -> DispatchSettings:
+    """The dispatch mode, or one error line and exit 2."""
+    if mode not in DISPATCH_MODES:
+        fail(f"--dispatch must be one of {', '.join(DISPATCH_MODES)}")
+    chosen: DispatchMode = "plan" if mode == "plan" else "goals" if mode == "goals" else "step"
+    return DispatchSettings(chosen, plan_steps, goal_every)

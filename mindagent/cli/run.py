@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from mindagent import domains
-from mindagent.brains import make_brain
+from mindagent.brains import generation_settings, make_brain
 from mindagent.cli import options as o
 from mindagent.cli.common import err, fail
 from mindagent.dispatcher import Dispatcher
@@ -36,7 +36,8 @@ def run(
     repair: int = o.REPAIR, rules: str = o.RULES, recipes: Path | None = o.RECIPES,
     no_knowledge: bool = o.NO_KNOWLEDGE, no_recipes: bool = o.NO_RECIPES, no_instructions: bool = o.NO_INSTRUCTIONS,
     demo: str | None = o.DEMO, demo_agents: int | None = o.DEMO_AGENTS, no_feedback: bool = o.NO_FEEDBACK,
-    memory: int = o.MEMORY,
+    memory: int = o.MEMORY, dispatch: str = o.DISPATCH, plan_steps: int = o.PLAN_STEPS, goal_every: int = o.GOAL_EVERY,
+    threads: int | None = o.THREADS,
     out_dir: Path = typer.Option(Path("recordings"), "--out-dir", help="where the JSONL recording goes"),
     as_json: bool = typer.Option(False, "--json", help="print one JSON summary object at the end"),
     head_chef: list[str] = typer.Option([], "--head-chef", help="an instruction shown to the dispatcher every step (repeatable)"),
@@ -44,17 +45,24 @@ def run(
     cook_ticks: int | None = o.COOK_TICKS,
 ) -> None:
     """Play one episode with a dispatcher and record it."""
-    spec = o.game_spec(domain, level, agents, tau, seed, rules, steps, recipes, mc_host, mc_port, mc_version, cook_ticks)
+    # --steps cuts the run, not the episode: the prompt still says the level's length
+    spec = o.game_spec(domain, level, agents, tau, seed, rules, None, recipes, mc_host, mc_port, mc_version, cook_ticks)
+    settings = o.dispatch_settings(dispatch, plan_steps, goal_every)
     prompt = o.prompt_config(spec.domain, no_knowledge, no_recipes, no_instructions, demo, demo_agents, no_feedback, memory)
     try:
         brain = make_brain(model, domains.get(spec.domain), seed=seed, base_url=base_url, model_path=model_path,
-                           temperature=temperature, max_tokens=max_tokens, timeout_s=timeout)
+                           temperature=temperature, max_tokens=max_tokens, timeout_s=timeout, threads=threads)
     except (SpecError, LLMError) as exc:  # a bad --model spec: one line, no traceback
         fail(str(exc))
+    generation = generation_settings(model, base_url=base_url, temperature=temperature, max_tokens=max_tokens,
+                                     brain=brain)
     session = domains.make_session(spec)
     for line in head_chef:
         session.add_instruction(line)
-    dispatcher = Dispatcher.for_session(session, brain, prompt, repair=repair)
+    try:
+        dispatcher = Dispatcher.for_session(session, brain, prompt, repair=repair, dispatch=settings)
+    except SpecError as exc:
+        fail(str(exc))
     path = recording_path(out_dir, spec, model)
 
     async def go() -> EpisodeResult:
@@ -65,6 +73,7 @@ def run(
             path.unlink(missing_ok=True)
             recorder = Recorder(path)
             recorder.header(**spec.header(), model=model, prompt=prompt.to_dict(), repair=repair, episode=1,
+                            dispatch=settings.to_dict(), generation=generation, run_steps=steps,
                             **session.episode_header())
             total = min(steps or session.max_steps, session.max_steps)
             with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),

@@ -43,6 +43,9 @@ def serve(
     base_url: str | None = o.BASE_URL, model_path: str | None = o.MODEL_PATH, temperature: float = o.TEMPERATURE,
     max_tokens: int = o.MAX_TOKENS, timeout: float = o.TIMEOUT, repair: int = o.REPAIR, memory: int = o.MEMORY,
     demo: str | None = o.DEMO, rules: str = o.RULES,
+    dispatch: str = typer.Option("auto", "--dispatch", help="auto (goals for an in-process model where the domain "
+                                 "has goal mode, else step) | step | plan | goals"),
+    plan_steps: int = o.PLAN_STEPS, goal_every: int = o.GOAL_EVERY, threads: int | None = o.THREADS,
     mc_host: str | None = o.MC_HOST,
     mc_port: int | None = typer.Option(None, "--mc-port", min=0, max=65535,
                                        help="Minecraft: the port people join on (embedded server; default 25565)"),
@@ -77,8 +80,9 @@ def serve(
         startup=spec, startup_public=not private,
         prompt=o.prompt_config(chosen.name, False, False, False, demo, None, False, memory), repair=repair,
         brain_options={"base_url": base_url, "model_path": model_path, "temperature": temperature,
-                       "max_tokens": max_tokens, "timeout_s": timeout, "seed": seed},
-        autoplay=autoplay, episodes=episodes)
+                       "max_tokens": max_tokens, "timeout_s": timeout, "seed": seed, "threads": threads},
+        autoplay=autoplay, episodes=episodes, decision_timeout=timeout,
+        dispatch=None if dispatch == "auto" else o.dispatch_settings(dispatch, plan_steps, goal_every))
     logging.getLogger("apscheduler").setLevel(logging.ERROR)  # "skipped: a step still running" is expected
     server = GameServer(config)
 

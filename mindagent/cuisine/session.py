@@ -10,9 +10,11 @@ from demos import Demo, DemoError, load_demo
 from feedback import describe, step_lines
 from mindagent.cuisine import view
 from mindagent.cuisine.extraction import extract_commands
+from mindagent.cuisine.goals import GoalExecutor, goal_menu
 from mindagent.cuisine.grammar import CommandSpace, command_grammar
 from mindagent.cuisine.prompt_text import instructions_text, knowledge_text, recipes_text
 from mindagent.domain import CommandError, Counts, DomainSession, DomainStep, PromptParts, Verdict
+from mindagent.plans import GoalMenu
 
 
 class CuisineSession(DomainSession):
@@ -96,6 +98,12 @@ class CuisineSession(DomainSession):
     def grammar(self) -> str:
         items = list(self.level.base_ingredients) + [r.product for r in self.level.recipes]
         return command_grammar(CommandSpace(self.n_agents, self.level.location_names, tuple(dict.fromkeys(items))))
+
+    def goal_menu(self) -> GoalMenu | None:
+        return goal_menu(self)
+
+    def goal_executor(self) -> GoalExecutor:
+        return GoalExecutor()
 
     def choose_demo(self, agents: int | None) -> Demo | None:
         """A shipped demo for the team size, on a dish this level does not serve (its recipes join

@@ -78,10 +78,11 @@ def make_client(
     base_url: str | None = None,
     model_path: str | None = None,
     http_client: Any = None,
+    threads: int | None = None,
 ) -> LLMClient:
     """Build the backend a spec names; `BadRequest` (listing the accepted forms) for anything else.
 
-    ``base_url`` applies to ``openai:``/``anthropic:``, ``model_path`` to ``local``, and
+    ``base_url`` applies to ``openai:``/``anthropic:``, ``model_path`` and ``threads`` to ``local``, and
     ``http_client`` (the httpx client class the installed SDK uses) to the network backends.
     Nothing is contacted or loaded here; a missing key or model surfaces as an LLMError on the
     first call, except a local model name (`BadRequest`) or file (`ModelUnavailable`) that
@@ -105,8 +106,8 @@ def make_client(
         from mindagent.llm.local_backend import LocalClient
 
         if arg.lower().endswith(".gguf") and model_path is None:
-            return LocalClient(model_path=arg)
-        return LocalClient(arg or DEFAULT_LOCAL_MODEL, model_path=model_path)
+            return LocalClient(model_path=arg, threads=threads)
+        return LocalClient(arg or DEFAULT_LOCAL_MODEL, model_path=model_path, threads=threads)
     if kind == "replay":
         if not arg:
             raise _bad_spec(spec, "replay needs a recording file")

@@ -6,14 +6,26 @@ cannot be relied on to spell commands, so the caller hands a GBNF grammar of its
 language (the game knows it; this module does not) and it constrains every token.
 
 Loaded models are shared: many game rooms in one server use the same weights, so `Llama`
-objects are cached per (path, n_ctx) and each is used by one thread at a time (llama.cpp
+objects are cached per (path, n_ctx, threads) and each is used by one thread at a time (llama.cpp
 contexts are not thread-safe). `llama_cpp` is imported only when a model is needed.
+
+Time limits and cancellation: a call runs on its own daemon thread, so neither a timeout nor a
+server stopping waits for it (the default executor would be joined at shutdown). The thread is
+told to stop through llama.cpp's abort callback (checked inside every decode: prompt batches and
+each generated token), so a cancelled call frees the model within a fraction of a second.
+
+Threads default to 1: llama.cpp's OpenMP workers busy-wait, which on a shared machine is several
+times slower than one thread (measured in benchmarks/local_latency.py).
+
+Cached tokens: llama-cpp-python reuses the KV cache of the longest common token prefix with the
+previous call; the length of that prefix is reported as `Usage.cached_tokens`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import atexit
+import ctypes
 import logging
 import os
 import threading
@@ -28,6 +40,7 @@ from mindagent.llm.base import (
     Completion,
     GenerationConfig,
     Message,
+    ModelTimeout,
     ModelUnavailable,
     Usage,
 )
@@ -46,7 +59,13 @@ __all__ = ["DEFAULT_LOCAL_MODEL", "DEFAULT_N_CTX", "LocalClient", "LocalModelInf
 
 #: Room for the dispatcher's long prompt (recipes + examples + state) with a small answer.
 DEFAULT_N_CTX = 8192
+#: CPU threads per model when none are asked for (see the module docstring).
+DEFAULT_THREADS = 1
 _INSTALL_LOCAL = "pip install 'llama-cpp-python==0.3.36'"
+
+
+class _Cancelled(Exception):
+    """The call's cancel flag was set while llama.cpp worked (timeout or shutdown)."""
 
 
 @dataclass
@@ -54,18 +73,20 @@ class _Loaded:
     llm: Any  # llama_cpp.Llama
     lock: threading.Lock  # one inference at a time per context
     grammars_ok: set[str]  # grammar texts already checked by llama.cpp's parser
+    cancel: threading.Event | None = None  # the running call's flag, read by the abort callback
+    abort_callback: Any = None  # kept alive: llama.cpp holds only a C pointer to it
 
 
-_models: dict[tuple[str, int], _Loaded] = {}
+_models: dict[tuple[str, int, int], _Loaded] = {}
 _models_lock = threading.Lock()
 _atexit_registered = False
 
 
-def _load(path: Path, n_ctx: int, chat_format: str | None = None) -> _Loaded:
-    """The shared model for (path, n_ctx), loading it on first use (blocking; call off-loop).
+def _load(path: Path, n_ctx: int, chat_format: str | None = None, threads: int = DEFAULT_THREADS) -> _Loaded:
+    """The shared model for (path, n_ctx, threads), loading it on first use (blocking; call off-loop).
 
     ``chat_format`` only matters at the first load; a file's format does not change."""
-    key = (str(path.resolve()), n_ctx)
+    key = (str(path.resolve()), n_ctx, threads)
     with _models_lock:
         if key in _models:
             return _models[key]
@@ -75,7 +96,7 @@ def _load(path: Path, n_ctx: int, chat_format: str | None = None) -> _Loaded:
             raise ModelUnavailable(f"the local backend needs llama-cpp-python: {_INSTALL_LOCAL}") from exc
         started = time.perf_counter()
         try:
-            llm = llama_cpp.Llama(model_path=key[0], n_ctx=n_ctx, n_threads=os.cpu_count() or 1,
+            llm = llama_cpp.Llama(model_path=key[0], n_ctx=n_ctx, n_threads=threads, n_threads_batch=threads,
                                   seed=0, verbose=False, chat_format=chat_format)
         except (ValueError, RuntimeError, OSError) as exc:
             raise ModelUnavailable(f"could not load GGUF model {path}: {exc}") from exc
@@ -86,8 +107,30 @@ def _load(path: Path, n_ctx: int, chat_format: str | None = None) -> _Loaded:
             # Llama.__del__ would find them gone and print tracebacks.
             atexit.register(unload_models)
             _atexit_registered = True
-        _models[key] = _Loaded(llm, threading.Lock(), set())
-        return _models[key]
+        loaded = _Loaded(llm, threading.Lock(), set())
+        _install_abort(llama_cpp, loaded)
+        _models[key] = loaded
+        return loaded
+
+
+def _install_abort(llama_cpp: Any, loaded: _Loaded) -> None:
+    """Let a set cancel flag stop llama.cpp inside prompt evaluation (ggml checks the callback)."""
+
+    def should_abort(_data: ctypes.c_void_p) -> bool:
+        flag = loaded.cancel
+        return flag is not None and flag.is_set()
+
+    loaded.abort_callback = llama_cpp.ggml_abort_callback(should_abort)
+    llama_cpp.llama_set_abort_callback(loaded.llm.ctx, loaded.abort_callback, None)
+
+
+def _common_prefix(a: Sequence[int], b: Sequence[int]) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
 
 
 def unload_models() -> None:
@@ -142,8 +185,10 @@ class LocalClient:
         model_path: str | os.PathLike[str] | None = None,
         n_ctx: int = DEFAULT_N_CTX,
         chat_format: str | None = None,
+        threads: int | None = None,
     ) -> None:
         self.model = Path(model_path).name if model_path else name
+        self.threads = threads or DEFAULT_THREADS
         self.name = f"local:{self.model}"
         self._model_name = name
         self._model_path = Path(model_path) if model_path else None
@@ -157,25 +202,43 @@ class LocalClient:
         self._fold_system = bool(info and info.fold_system)
 
     def _generate(self, messages: list[dict[str, str]], config: GenerationConfig,
-                  grammar: str | None) -> dict[str, Any]:
-        """Blocking: load (once), then one chat completion under the model's lock."""
+                  grammar: str | None, cancel: threading.Event) -> tuple[dict[str, Any], int]:
+        """Blocking: load (once), then one chat completion under the model's lock.
+
+        Returns the response and how many prompt tokens came from the KV cache."""
         path = self._model_path or resolve_model_path(self._model_name)
-        loaded = _load(path, self._n_ctx, self._chat_format)  # ModelUnavailable if no llama_cpp
+        loaded = _load(path, self._n_ctx, self._chat_format, self.threads)  # ModelUnavailable if no llama_cpp
         from llama_cpp.llama_grammar import LlamaGrammar
 
         with loaded.lock:
+            if cancel.is_set():
+                raise _Cancelled
+            llm = loaded.llm
+            before = list(llm._input_ids[: llm.n_tokens])
             constraint = None
             if grammar is not None:
                 _check_grammar(loaded, grammar)
                 constraint = LlamaGrammar.from_string(grammar, verbose=False)
+            loaded.cancel = cancel
             try:
-                response: dict[str, Any] = loaded.llm.create_chat_completion(
+                response: dict[str, Any] = llm.create_chat_completion(
                     messages=messages, temperature=config.temperature or 0.0,
                     max_tokens=config.max_tokens, seed=config.seed, grammar=constraint,
                 )
             except ValueError as exc:  # e.g. "Requested tokens (...) exceed context window"
                 raise BadRequest(f"{self.name}: {exc}") from exc
-        return response
+            except RuntimeError as exc:  # llama_decode aborted by the cancel flag (or failed)
+                llm.reset()  # the KV cache may hold half a batch: start clean next time
+                if cancel.is_set():
+                    raise _Cancelled from exc
+                raise ModelUnavailable(f"{self.name}: {exc}") from exc
+            finally:
+                loaded.cancel = None
+            if cancel.is_set():
+                raise _Cancelled
+            prompt_tokens = int((response.get("usage") or {}).get("prompt_tokens", 0))
+            cached = min(_common_prefix(before, llm._input_ids[:prompt_tokens]), max(0, prompt_tokens - 1))
+        return response, cached
 
     async def complete(
         self,
@@ -188,7 +251,7 @@ class LocalClient:
             {"role": m.role, "content": m.content} for m in messages
         ]
         started = time.perf_counter()
-        resp = await asyncio.to_thread(self._generate, payload, config, grammar)
+        resp, cached = await self._run(payload, config, grammar)
         latency = time.perf_counter() - started
         choice = resp["choices"][0]
         text = choice["message"].get("content") or ""
@@ -198,10 +261,55 @@ class LocalClient:
         usage = resp.get("usage") or {}
         return Completion(
             text=text,
-            usage=Usage(prompt_tokens=int(usage.get("prompt_tokens", 0)), cached_tokens=0,
+            usage=Usage(prompt_tokens=int(usage.get("prompt_tokens", 0)), cached_tokens=cached,
                         output_tokens=int(usage.get("completion_tokens", 0)), latency_s=latency),
             model=self.model,
         )
 
+    async def _run(self, payload: list[dict[str, str]], config: GenerationConfig,
+                   grammar: str | None) -> tuple[dict[str, Any], int]:
+        """`_generate` on a daemon thread, within ``config.timeout_s``; cancelling the awaiting
+        task (a room closing, Ctrl-C) or the timeout sets the thread's cancel flag and returns
+        at once, without waiting for llama.cpp to notice."""
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[tuple[dict[str, Any], int]] = loop.create_future()
+        cancel = threading.Event()
+
+        def work() -> None:
+            try:
+                result: tuple[dict[str, Any], int] | BaseException = self._generate(payload, config, grammar, cancel)
+            except BaseException as exc:  # noqa: BLE001 - handed to the awaiting task
+                result = exc
+            loop.call_soon_threadsafe(_settle, done, result)
+
+        threading.Thread(target=work, name=f"{self.name} call", daemon=True).start()
+        try:
+            return await asyncio.wait_for(asyncio.shield(done), timeout=config.timeout_s)
+        except TimeoutError:
+            cancel.set()
+            done.cancel()  # the worker's late result is dropped, not left unretrieved
+            raise ModelTimeout(f"{self.name}: no answer within {config.timeout_s:g}s") from None
+        except _Cancelled:
+            raise ModelTimeout(f"{self.name}: the call was cancelled") from None
+        except asyncio.CancelledError:
+            cancel.set()
+            done.cancel()
+            raise
+
+    def model_file(self) -> Path:
+        """The GGUF file this client runs (resolving a named model's package path)."""
+        return self._model_path or resolve_model_path(self._model_name)
+
     async def aclose(self) -> None:
         """Nothing to release: the model is shared by rooms; `unload_models` frees it."""
+
+
+def _settle(future: asyncio.Future[tuple[dict[str, Any], int]],
+            result: tuple[dict[str, Any], int] | BaseException) -> None:
+    """Hand a worker's result to its future, unless the caller has gone (cancelled)."""
+    if future.done():
+        return
+    if isinstance(result, BaseException):
+        future.set_exception(result)
+    else:
+        future.set_result(result)

@@ -24,13 +24,14 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 
 from mindagent import domains
 from mindagent.brains import Brain, make_brain
+from mindagent.dispatcher import DispatchSettings
 from mindagent.domain import Domain
 from mindagent.prompt.builder import PromptConfig
 from mindagent.server.connection import Connection
 from mindagent.server.http import StaticSite
 from mindagent.server.protocol import HARD_FRAME_BYTES, VERSION
 from mindagent.server.ratelimit import DEFAULT_CAPACITY, DEFAULT_RATE
-from mindagent.server.room import Room, RoomSettings
+from mindagent.server.room import DECISION_TIMEOUT_S, Room, RoomSettings
 from mindagent.server.rooms import BrainFactory, RoomRegistry
 from mindagent.spec import GameSpec
 
@@ -64,6 +65,13 @@ class ServerConfig:
     #: The start-up room plays episodes back to back without waiting for a person (a live world).
     autoplay: bool = False
     episodes: int | None = None
+    #: Seconds a dispatcher decision may take (`--timeout`); its agents idle meanwhile.
+    decision_timeout: float = DECISION_TIMEOUT_S
+    dispatch: DispatchSettings | None = None  # None: per room, goal mode for an in-process model
+
+    def room_options(self) -> dict[str, Any]:
+        """The settings every room of this server shares beyond the game (flags, not per room)."""
+        return {"decision_timeout": self.decision_timeout, "dispatch": self.dispatch}
 
 
 class GameServer:
@@ -95,7 +103,7 @@ class GameServer:
             settings = RoomSettings(self.config.startup, self.config.model, self.config.model_why, self.config.mode,
                                     self.config.tick, self.config.turn_timeout, self.config.startup_public,
                                     self.config.prompt, self.config.repair, autoplay=self.config.autoplay,
-                                    episodes=self.config.episodes)
+                                    episodes=self.config.episodes, **self.config.room_options())
             self.startup_room = await self.registry.create(settings)
         log.info("serving on %s", self.url)
 

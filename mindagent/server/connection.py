@@ -144,7 +144,8 @@ class Connection:
         model, why = (msg.model, "chosen when the room was created") if msg.model else (config.model, config.model_why)
         settings = RoomSettings(
             GameSpec(domain.name, level, msg.agents, msg.tau, msg.seed, "reference", msg.steps), model, why, msg.mode,
-            msg.tick or config.tick, msg.turn_timeout or config.turn_timeout, msg.public, config.prompt, config.repair)
+            msg.tick or config.tick, msg.turn_timeout or config.turn_timeout, msg.public, config.prompt, config.repair,
+            **config.room_options())
         room = await registry.create(settings)
         self.push(p.server_message("room_created", room=room.id, secret=room.secret, re=re, summary=room.summary()))
 

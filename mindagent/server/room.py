@@ -24,9 +24,10 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from mindagent.brains import Brain, LLMBrain, PolicyBrain
-from mindagent.dispatcher import Decision, Dispatcher
+from mindagent.dispatcher import Decision, Dispatcher, DispatchSettings
 from mindagent.domain import CommandError, DomainSession, DomainStep
 from mindagent.episode import Episode
+from mindagent.plans import Plan
 from mindagent.prompt.builder import PromptConfig
 from mindagent.scoring import collaboration_score
 from mindagent.server.episode_log import EpisodeLog
@@ -78,6 +79,9 @@ class RoomSettings:
     decision_timeout: float = DECISION_TIMEOUT_S
     autoplay: bool = False
     episodes: int | None = None
+    #: How the dispatcher answers; None: goal mode for an in-process model where the domain has
+    #: one (a small local model is too slow to command every tick), one step per call otherwise.
+    dispatch: DispatchSettings | None = None
 
     def describe(self) -> dict[str, Any]:
         s = self.spec
@@ -115,7 +119,9 @@ class Room:
         self._deadline = 0.0
         self._answered: set[Member] = set()
         self._last_error_at = 0.0
-        self.dispatcher = Dispatcher.for_session(session, brain, settings.prompt, repair=settings.repair)
+        self._plan: Plan | None = None
+        self._plan_calls: list[Any] = []  # calls that made the standing plan, recorded with its first step
+        self.dispatcher = self._make_dispatcher(brain)
         self.run = Episode(session, self.dispatcher)
 
     # ------------------------------------------------------------------ set-up
@@ -130,7 +136,7 @@ class Room:
         """Swap the dispatcher (the old decision in flight is dropped; memory and feedback stay)."""
         old = self.dispatcher
         self._cancel_decision()
-        self.dispatcher = Dispatcher.for_session(self.session, brain, self.settings.prompt, repair=self.settings.repair)
+        self.dispatcher = self._make_dispatcher(brain)
         self.run.dispatcher = self.dispatcher
         self.settings.model, self.settings.model_why = model, why
         self._reset_brain()
@@ -138,6 +144,20 @@ class Room:
             self._spawn(old.brain.aclose())
         if self.status == "running":
             self._start_decision()
+
+    def _make_dispatcher(self, brain: Brain) -> Dispatcher:
+        return Dispatcher.for_session(self.session, brain, self.settings.prompt, repair=self.settings.repair,
+                                      dispatch=self._dispatch_for(brain))
+
+    def _dispatch_for(self, brain: Brain) -> DispatchSettings:
+        """The room's dispatch mode for this brain (see `RoomSettings.dispatch`)."""
+        chosen = self.settings.dispatch
+        if chosen is None:
+            local = isinstance(brain, LLMBrain) and brain.name.startswith("local:")
+            chosen = DispatchSettings("goals") if local and self.session.goal_menu() is not None else DispatchSettings()
+        if chosen.mode == "goals" and self.session.goal_menu() is None:
+            return DispatchSettings()  # a domain without goal mode: per-step commands
+        return chosen
 
     def _reset_brain(self) -> None:
         if isinstance(self.dispatcher.brain, PolicyBrain):
@@ -332,7 +352,10 @@ class Room:
             if self.status != "running" or self.session.done or not (force or self._turn_ready()):
                 return False
             t = self.session.step_index
-            ready, self._ready = self._ready, None
+            if self.dispatcher.plans:
+                ready = self._plan_step()
+            else:
+                ready, self._ready = self._ready, None
             commands, actors = self._joint_commands(ready)
             result = await self.run.advance(ready, commands, actors)
             self._remember(t, result, actors)
@@ -390,9 +413,28 @@ class Room:
             self._spawn(self.step(force=False))
 
     # ------------------------------------------------------------- dispatcher
+    def _plan_step(self) -> Decision | None:
+        """Plan or goal mode: this tick's commands from the standing plan, re-checked now.
+
+        None when there is no plan yet or it has run out, diverged or been refused; then a new
+        one is asked for (`_start_decision` after the step) and the agents idle this tick. The
+        decision names the plan and the position in it, so the recording shows which plan
+        acted at every step."""
+        plan = self._plan
+        calls, self._plan_calls = self._plan_calls, []
+        commands = plan.next(self.session) if plan is not None else None
+        if plan is None or commands is None:
+            self._plan = None
+            return Decision([], [], calls, plan=plan.describe()) if plan is not None else None
+        controlled = [a for a in range(self.session.n_agents) if a not in self._players]
+        commands = self.dispatcher.mine(self.session, commands, controlled)
+        return Decision(commands, self.session.check(commands), calls, plan=plan.describe())
+
     def _start_decision(self) -> None:
         if self.status != "running" or self.session.done or self.dispatcher.brain is None:
             return
+        if self.dispatcher.plans and self._plan is not None and not self._plan.wants_renewal(self.session):
+            return  # the standing plan still acts
         if self._task is not None and not self._task.done():
             return  # still thinking about an earlier step: one call in flight per room
         if len(self._players) < self.session.n_agents:
@@ -402,6 +444,9 @@ class Room:
         """Read the kitchen as it is when the task runs (people may have joined since it was started)."""
         controlled = [a for a in range(self.session.n_agents) if a not in self._players]
         if not controlled or self.status != "running":
+            return
+        if self.dispatcher.plans:
+            await self._decide_plan(controlled)
             return
         try:
             thinking = self.run.decide(controlled, self._people_lines())
@@ -423,6 +468,28 @@ class Room:
         self._ready = decision
         self._kick()
 
+    async def _decide_plan(self, controlled: list[int]) -> None:
+        """Ask for a new plan within the decision timeout; the old one (if any) acts meanwhile."""
+        head_chef = self.session.pending_instructions()
+        try:
+            plan, calls, _shown = await asyncio.wait_for(
+                self.dispatcher.make_plan(self.session, self.run.memory, list(self.run.feedback), head_chef,
+                                          controlled, self._people_lines()),
+                timeout=self.settings.decision_timeout)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - model and dispatcher failures become a room error
+            log.warning("room %s: planning failed: %r", self.id, exc)
+            self._room_error(f"the dispatcher failed ({type(exc).__name__}: {str(exc)[:200]})")
+            return
+        errors = [f"{c.error_kind or 'LLMError'}: {c.error}" for c in calls if c.error]
+        if errors:
+            self._room_error(f"model call failed ({errors[-1][:200]})")
+        self._show_new_instructions(head_chef)
+        self._plan = plan
+        self._plan_calls += calls
+        self._kick()
+
     def _show_new_instructions(self, lines: list[str]) -> None:
         """Instructions that reached the dispatcher from elsewhere (a game client's chat) join the
         page's head-chef list; standing ones already shown are not repeated."""
@@ -438,6 +505,7 @@ class Room:
             self._task.cancel()
         self._task = None
         self._ready = None
+        self._plan, self._plan_calls = None, []
 
     def _people_lines(self) -> list[str]:
         if not self._players:

@@ -86,7 +86,9 @@ def test_parse_only_raises_syntax_errors(text: str) -> None:
 
 def test_gbnf_names_every_rule() -> None:
     grammar = gbnf(AGENTS, ["chest", "furnace"], ["cow"], ["coal_ore"], ["beef", "coal"])
-    assert grammar.startswith("root ::= line+")
-    for rule in ("goto ::=", "kill ::=", "mine ::=", "fuel ::=", "input ::=", "takeout ::=", "chest ::=", "noop ::="):
+    assert grammar.startswith('root ::= line0 "\\n" line1\n')
+    for verb in ("goto(", "killMob(", "mineBlock(", "putFuelFurnace(", "putItemFurnace(", "takeOutFurnace(",
+                 "putInChest(", "noop("):
+        assert f'"{verb}Alex' in grammar and f'"{verb}Steve' in grammar
+    for rule in ("target ::=", "mob ::=", "block ::=", "item ::="):
         assert rule in grammar
-    assert 'agent ::= "Alex" | "Steve"' in grammar

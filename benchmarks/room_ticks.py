@@ -1,0 +1,69 @@
+"""The default `mindagent serve` room with the default embedded model: on what share of ticks do
+the dispatcher's agents act?
+
+It builds the room exactly as `mindagent serve` does with no flags (CuisineWorld level_3, 4
+agents, the default model, `--dispatch auto`, which picks goal mode for an in-process model) and
+drives its clock for `--ticks` ticks at `--tick` seconds in real time. A tick counts as acted
+when every dispatcher agent got a command from the dispatcher (none idled for want of one).
+
+    PYTHONPATH=. python3 benchmarks/room_ticks.py [--tick 2.0] [--ticks 30] [--dispatch auto|step|plan|goals]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import tempfile
+import time
+from pathlib import Path
+
+from mindagent import domains
+from mindagent.brains import default_model, make_brain
+from mindagent.cli.options import dispatch_settings
+from mindagent.server.room import Room, RoomSettings
+from mindagent.spec import GameSpec
+
+
+async def measure(tick: float, ticks: int, dispatch: str, level: str, agents: int) -> dict[str, object]:
+    model, why = default_model()
+    domain = domains.get("cuisineworld")
+    spec = domains.validate(GameSpec("cuisineworld", level, agents, 1.0, 0, "reference", None))
+    settings = RoomSettings(spec, model, why, "realtime", tick, decision_timeout=60.0,
+                            dispatch=None if dispatch == "auto" else dispatch_settings(dispatch))
+    with tempfile.TemporaryDirectory() as folder:
+        room = Room("bench", None, settings, domains.make_session(spec), make_brain(model, domain), Path(folder))
+        await room.open()
+        room.start()
+        acted = stepped = 0
+        started = time.perf_counter()
+        for k in range(ticks):
+            await asyncio.sleep(max(0.0, started + (k + 1) * tick - time.perf_counter()))
+            await room.tick()
+            last = room.state()["last_step"]
+            if last is None or room.status != "running":
+                continue
+            stepped += 1
+            mine = [a for a in last["actions"] if a["by"] == "dispatcher"]
+            acted += bool(mine) and all(not a["idle"] for a in mine)
+        counts = room.session.counts
+        mode = room.dispatcher.dispatch.mode
+        await room.close()
+    return {"model": model, "dispatch": mode, "tick_s": tick, "ticks": stepped, "acted": acted,
+            "acted_share": round(acted / stepped, 3) if stepped else None,
+            "completed": counts.completed, "failed": counts.failed}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tick", type=float, default=2.0)
+    parser.add_argument("--ticks", type=int, default=30)
+    parser.add_argument("--dispatch", default="auto")
+    parser.add_argument("--level", default="level_3")
+    parser.add_argument("--agents", type=int, default=4)
+    args = parser.parse_args()
+    print(json.dumps(asyncio.run(measure(args.tick, args.ticks, args.dispatch, args.level, args.agents))))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,100 @@
+"""A room in goal mode and plan mode: the standing plan acts every tick while the model thinks,
+and a decision that exceeds the room's decision timeout (from `--timeout`) is abandoned."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+from fakes import ScriptedModel
+
+from mindagent import domains
+from mindagent.brains import LLMBrain
+from mindagent.dispatcher import DispatchSettings
+from mindagent.llm.base import Completion, GenerationConfig, Message
+from mindagent.server.room import Room, RoomSettings
+from mindagent.spec import GameSpec
+
+
+class GatedModel(ScriptedModel):
+    """Answers the first call at once; later calls wait until the test opens the gate."""
+
+    def __init__(self, answer: object) -> None:
+        super().__init__(answer)  # type: ignore[arg-type]
+        self.gate = asyncio.Event()
+
+    async def complete(self, messages: Sequence[Message], config: GenerationConfig,
+                       grammar: str | None = None) -> Completion:
+        if self.sent:
+            await self.gate.wait()
+        return await super().complete(messages, config, grammar)
+
+
+def first_dish(n: int, messages: Sequence[Message]) -> str:
+    found = re.search(r"Choose from: ([A-Za-z]+)", messages[-1].content)
+    return f"goal: {found[1] if found else 'none'}"
+
+
+async def open_room(tmp_path: Path, model: ScriptedModel, dispatch: DispatchSettings | None,
+                    decision_timeout: float = 60.0) -> Room:
+    spec = domains.validate(GameSpec("cuisineworld", "level_3", 2, 1.0, 0, "reference", None))
+    settings = RoomSettings(spec, "scripted", "test", "realtime", 0.05, decision_timeout=decision_timeout,
+                            dispatch=dispatch)
+    room = Room("r", None, settings, domains.make_session(spec), LLMBrain(model), tmp_path / "rec")
+    await room.open()
+    room.start()
+    return room
+
+
+async def settle() -> None:
+    for _ in range(5):
+        await asyncio.sleep(0)
+
+
+@pytest.mark.asyncio
+async def test_goal_mode_acts_on_every_tick_while_the_model_thinks(tmp_path: Path) -> None:
+    model = GatedModel(first_dish)
+    room = await open_room(tmp_path, model, DispatchSettings("goals", goal_every=2))
+    await settle()
+    acted = 0
+    for _ in range(30):
+        await room.step()
+        actions = room.state()["last_step"]["actions"]
+        acted += all(not a["idle"] for a in actions)
+        await settle()
+    # the gate stays shut: later goal calls never return, yet the first goals keep the cooks busy
+    assert acted == 30
+    assert room.dispatcher_info()["thinking"] or len(model.sent) == 1
+    await room.close()
+
+
+@pytest.mark.asyncio
+async def test_plan_mode_in_a_room_records_plan_and_position(tmp_path: Path) -> None:
+    model = GatedModel(["goto_agent0_storage0\ngoto_agent1_storage0\n---\nnoop_agent0\nnoop_agent1"])
+    room = await open_room(tmp_path, model, DispatchSettings("plan", plan_steps=2))
+    await settle()
+    for _ in range(3):
+        await room.step()
+        await settle()
+    await room.close()
+    lines = (tmp_path / "rec").glob("*.jsonl")
+    import json
+
+    steps = [json.loads(x) for f in lines for x in f.read_text().splitlines()]
+    steps = [s for s in steps if s.get("type") == "step"]
+    assert [s["plan"]["position"] for s in steps[:2]] == [1, 2]
+    assert steps[0]["commands"] == ["goto_agent0_storage0", "goto_agent1_storage0"]
+    assert steps[2]["commands"] == ["noop_agent0", "noop_agent1"]  # exhausted: idle while it asks again
+
+
+@pytest.mark.asyncio
+async def test_a_decision_past_the_room_timeout_is_a_room_error(tmp_path: Path) -> None:
+    model = GatedModel(["noop_agent0\nnoop_agent1"])
+    model.sent.append([])  # make even the first call wait at the gate
+    room = await open_room(tmp_path, model, DispatchSettings("step"), decision_timeout=0.2)
+    await asyncio.sleep(0.5)
+    assert any("TimeoutError" in e for e in room.errors)
+    await room.close()
