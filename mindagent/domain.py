@@ -328,6 +328,11 @@ class Domain(Protocol):
         """The paper's figures (and an upper bound) to compare a sweep with; None when there are none."""
         ...
 
+    def process_metrics(self, header: Mapping[str, JSON], steps: Sequence[Mapping[str, JSON]]) -> dict[str, JSON]:
+        """Metrics of how a recorded episode was played that need this game's rules (efficiency,
+        hand-offs, progress); `{}` when the domain has none. See `mindagent.metrics`."""
+        ...
+
     def parse_levels(self, text: str) -> list[str]:
         """`--levels` text (``paper``, ``all``, names or paths) → level names; `SpecError` for a bad one."""
         ...

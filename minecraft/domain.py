@@ -6,6 +6,7 @@ the port the embedded server listens on, so people can join), ``mc_version`` and
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mindagent.domain import ReferenceFigures, SpecError
@@ -77,6 +78,17 @@ class MinecraftDomain:
 
     def level_names(self) -> list[str]:
         return [LEVEL]
+
+    def process_metrics(self, header: Mapping[str, Any], steps: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        """No replay offline (a live world), so only what the steps say: orders per bot's deliveries."""
+        deliveries: dict[str, int] = {}
+        for step in steps:
+            for verdict in step.get("verdicts") or []:
+                command = str(verdict.get("command", ""))
+                if verdict.get("ok") and command.startswith("putInChest("):
+                    bot = command[len("putInChest("):].split(",")[0].strip()
+                    deliveries[bot] = deliveries.get(bot, 0) + 1
+        return {"deliveries_per_agent": dict(sorted(deliveries.items()))}
 
     def reference_figures(self) -> ReferenceFigures:
         """The paper's Table 5: GPT-4 dispatching Alex and Steve, CoS 0.581 over the five taus."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +55,11 @@ class CuisineDomain:
 
     def level_names(self) -> list[str]:
         return level_names()
+
+    def process_metrics(self, header: Mapping[str, Any], steps: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        from mindagent.cuisine.process import process_metrics
+
+        return process_metrics(header, steps)
 
     def reference_figures(self) -> ReferenceFigures:
         from mindagent.cuisine.paper import gpt4_cos

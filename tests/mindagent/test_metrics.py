@@ -1,0 +1,151 @@
+"""Process metrics on episodes scripted by hand, whose values are worked out below.
+
+The kitchen is level_0 (salmonMeatcake = salmon + flour in the blender, which cooks for two
+steps; the first order arrives at step 0; at tau 2.0 it lives long enough for TOGETHER to serve it,
+at tau 1.0 it fails at step 8). Each script is recorded through the real loop
+(`run_episode` with a scripted built-in policy), then `episode_metrics` reads the file back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from mindagent import domains
+from mindagent.brains import PolicyBrain
+from mindagent.dispatcher import Dispatcher
+from mindagent.episode import run_episode
+from mindagent.metrics import episode_metrics, gini, mean_metrics
+from mindagent.prompt.builder import PromptConfig
+from mindagent.recording import Recorder, RecordingError
+from mindagent.spec import GameSpec
+
+IDLE = ["noop_agent0", "noop_agent1"]
+#: Both agents fetch, both put, agent0 starts the blender, agent1 carries the dish out.
+TOGETHER = [
+    ["goto_agent0_storage0", "goto_agent1_storage0"],
+    ["get_agent0_salmon_storage0", "get_agent1_flour_storage0"],
+    ["goto_agent0_blender0", "goto_agent1_blender0"],
+    ["put_agent0_blender0", "put_agent1_blender0"],
+    ["activate_agent0_blender0", "noop_agent1"],
+    IDLE,  # the blender cooks for two steps
+    ["noop_agent0", "get_agent1_blender0"],
+    ["noop_agent0", "goto_agent1_servingtable0"],
+    ["noop_agent0", "put_agent1_servingtable0"],
+]
+#: agent0 does everything alone; agent1 idles.
+ALONE = [
+    ["goto_agent0_storage0", "noop_agent1"], ["get_agent0_salmon_storage0", "noop_agent1"],
+    ["goto_agent0_blender0", "noop_agent1"], ["put_agent0_blender0", "noop_agent1"],
+    ["goto_agent0_storage0", "noop_agent1"], ["get_agent0_flour_storage0", "noop_agent1"],
+    ["goto_agent0_blender0", "noop_agent1"], ["put_agent0_blender0", "noop_agent1"],
+]
+#: The ingredients reach the blender but nobody starts it: the order fails at step 8.
+UNFINISHED = TOGETHER[:4] + [IDLE] * 5
+
+
+class Script:
+    name = "script"
+
+    def __init__(self, steps: list[list[str]]) -> None:
+        self.steps = steps
+
+    def reset(self, session: object) -> None:
+        return None
+
+    def act(self, session: object) -> list[str]:
+        return list(self.steps[session.step_index])  # type: ignore[attr-defined]
+
+
+def record(tmp_path: Path, steps: list[list[str]], name: str, tau: float = 2.0) -> Path:
+    spec = domains.validate(GameSpec(domain="cuisineworld", level="level_0", agents=2, tau=tau, seed=0,
+                                     steps=len(steps)))
+    session = domains.make_session(spec)
+    path = tmp_path / f"{name}.jsonl"
+
+    async def go() -> None:
+        await session.reset(seed=0)
+        recorder = Recorder(path)
+        recorder.header(**spec.header(), model="script", episode=1, **session.episode_header())
+        await run_episode(session, Dispatcher(PolicyBrain(Script(steps)), PromptConfig(demo="none")), recorder)
+
+    asyncio.run(go())
+    return path
+
+
+def test_gini_of_known_shares() -> None:
+    assert gini([5, 5]) == 0.0 and gini([]) == 0.0 and gini([0, 0]) == 0.0
+    assert gini([10, 0]) == pytest.approx(0.5)
+    assert gini([5, 7]) == pytest.approx(1 / 12)
+
+
+def test_two_agents_cooking_together(tmp_path: Path) -> None:
+    m = episode_metrics(record(tmp_path, TOGETHER, "together"))
+    assert (m.completed, m.failed, m.steps) == (1, 0, 9)
+    a0, a1 = m.agents
+    assert (a0.commands, a0.ok, a0.refused, a0.idle) == (5, 5, 0, 4)
+    assert (a1.commands, a1.ok, a1.refused, a1.idle) == (7, 7, 0, 2)
+    assert (a0.share, a1.share) == (pytest.approx(5 / 12), pytest.approx(7 / 12))
+    assert m.balance_gini == pytest.approx(1 / 12, abs=1e-6)
+    assert m.idle_per_step == pytest.approx(6 / 9)
+    p = m.process
+    # 12 productive commands for a dish whose recipe-tree minimum is 4 x 3 nodes = 12
+    assert p["productive_commands"] == 12 and p["tes"] == pytest.approx(1.0)
+    # agent0 cooked agent1's flour (1), agent1 took agent0's product out of the blender (2)
+    assert p["handoffs"] == 2 and p["multi_agent_dishes"] == 1.0
+    # stretches: steps 0-4 (2 puts / 9 commands), steps 5-6 (0 / 1), steps 7-8 (1 put / 2, capped at 1)
+    assert p["ites"] == pytest.approx((8 / 9 + 0.0 + 1.0) / 3, abs=1e-6)
+    assert p["pc"] == 1.0
+    assert p["nodes_per_agent"] == [2, 1]  # agent0: salmon and the cooked dish; agent1: flour
+    assert m.tokens_per_dish == 0.0  # a built-in policy spends no tokens
+
+
+def test_one_agent_alone(tmp_path: Path) -> None:
+    m = episode_metrics(record(tmp_path, ALONE, "alone"))
+    assert [a.ok for a in m.agents] == [8, 0] and m.agents[1].idle == 8
+    assert m.balance_gini == pytest.approx(0.5)
+    p = m.process
+    assert p["handoffs"] == 0 and p["nodes_per_agent"] == [2, 0]
+    assert p["multi_agent_dishes"] is None and p["tes"] == 0.0  # nothing served: no reference work
+    assert p["pc"] is None  # no order ended within 8 steps
+
+
+def test_progress_of_a_failed_order(tmp_path: Path) -> None:
+    m = episode_metrics(record(tmp_path, UNFINISHED, "unfinished", tau=1.0))
+    assert (m.completed, m.failed) == (0, 1)
+    # salmon and flour sit in the blender, the dish was never made: 2 of its 3 tree nodes
+    assert m.process["pc"] == pytest.approx(2 / 3)
+    assert m.tokens_per_dish is None and m.seconds_per_dish is None
+
+
+def test_mean_over_episodes_and_the_cli(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from mindagent.cli import app
+
+    a, b = record(tmp_path, TOGETHER, "a"), record(tmp_path, ALONE, "b")
+    mean = mean_metrics([episode_metrics(a), episode_metrics(b)])
+    assert mean["episodes"] == 2 and mean["completed"] == 1
+    assert mean["balance_gini"] == pytest.approx((1 / 12 + 0.5) / 2, abs=1e-6)
+    assert mean["process"]["handoffs"] == 1.0
+    result = CliRunner().invoke(app, ["metrics", str(a), "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["process"]["handoffs"] == 2
+    table = CliRunner().invoke(app, ["metrics", str(a)]).output
+    assert "agent0" in table and "handoffs: 2" in table
+
+
+def test_a_file_that_is_not_a_recording_is_one_error_line(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from mindagent.cli import app
+
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("not json\n")
+    with pytest.raises(RecordingError):
+        episode_metrics(bad)
+    result = CliRunner().invoke(app, ["metrics", str(bad)])
+    assert result.exit_code == 2 and "Traceback" not in result.output
