@@ -11,7 +11,7 @@ one function that plays a session through all of them::
     from mindagent.conformance import domain_api_test_sync
     from mindagent.spec import GameSpec
 
-    spec = GameSpec(domain="cuisineworld", level="level_3", rules="fixed", steps=10)
+    spec = GameSpec(domain=domains.DEFAULT_DOMAIN, level="level_3", rules="fixed", steps=10)
     report = domain_api_test_sync(lambda: domains.make_session(spec))
     print(report.checks, report.steps)
 
@@ -95,7 +95,7 @@ class ConformanceError(AssertionError):
     """A session broke the domain contract. `check` names the broken check (a key of `CHECKS`).
 
     Example message: ``check_pure: check() changed state_text: line 3: 'at(agent0, storage0)' !=
-    'at(agent0, servingtable0)' [cuisineworld level_3, seed 0, garbage phase, step 4]``.
+    'at(agent0, servingtable0)' [<domain> level_3, seed 0, garbage phase, step 4]``.
     """
 
     def __init__(self, check: str, message: str) -> None:

@@ -24,7 +24,8 @@ out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty()
 
 
 def ablate(
-    model: str = o.MODEL, levels: str = typer.Option("level_3", help="comma-separated levels (the paper used level_3)"),
+    domain_name: str = o.DOMAIN, model: str = o.MODEL,
+    levels: str = typer.Option("level_3", help="comma-separated levels (the paper used level_3)"),
     agents: str = typer.Option("2", help="comma-separated team sizes"),
     taus: str = typer.Option("1.0,1.5,2.0,2.5,3.0", help="comma-separated tau values"),
     episodes: int = typer.Option(3, min=1, max=20), steps: int = typer.Option(60, min=1), seed: int = typer.Option(0),
@@ -38,7 +39,9 @@ def ablate(
 ) -> None:
     """Run the prompt ablations (full, no knowledge, few-step demo, no demo, no feedback, memory 0,
     demo with 2/3/4 agents) and print the paper-style table with each one's difference from full."""
-    domain = o.domain_or_exit("cuisineworld")
+    domain = o.domain_or_exit(domain_name)
+    if not domain.has_demo:
+        fail(f"{domain.name} has no one-shot demonstration, so the paper's prompt ablations do not apply")
     try:
         level_list = domain.parse_levels(levels)
         team_sizes = [int(a) for a in agents.split(",") if a.strip()]
