@@ -1,0 +1,39 @@
+"""The core names no game: everything above the domain contract goes through `mindagent.domains`.
+
+A third domain must need no change above the contract, so the core's modules, the server (page
+included) and the CLI must not mention a concrete game. The exceptions are the registry itself
+and the two kitchen-only commands (`levels`, `play`).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+GAME_WORDS = re.compile(r"cuisine|CuisineSession|World\(")
+ALLOWED = {"mindagent/domains.py", "mindagent/cli/levels.py", "mindagent/cli/play.py"}
+
+
+def core_files() -> list[Path]:
+    core = ROOT / "mindagent"
+    files = [p for p in core.glob("*.py")]
+    for folder in ("server", "cli"):
+        files += [p for p in (core / folder).rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+    return sorted(files)
+
+
+def test_the_core_names_no_game() -> None:
+    offenders = []
+    for path in core_files():
+        rel = path.relative_to(ROOT).as_posix()
+        if rel in ALLOWED:
+            continue
+        for n, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+            if GAME_WORDS.search(line):
+                offenders.append(f"{rel}:{n}: {line.strip()[:100]}")
+    assert not offenders, "game names above the domain contract:\n" + "\n".join(offenders)
+
+
+def test_the_minecraft_commands_module_is_gone() -> None:
+    assert not (ROOT / "mindagent" / "cli" / "minecraft_cmds.py").exists()
