@@ -28,6 +28,7 @@ from mindagent.domain import Domain
 from mindagent.prompt.builder import PromptConfig
 from mindagent.server.connection import Connection
 from mindagent.server.http import StaticSite
+from mindagent.server.pacing import COUNTDOWN_S, HUMAN_TICK_S
 from mindagent.server.protocol import HARD_FRAME_BYTES, VERSION
 from mindagent.server.ratelimit import DEFAULT_CAPACITY, DEFAULT_RATE
 from mindagent.server.room import Room, RoomSettings
@@ -64,6 +65,9 @@ class ServerConfig:
     #: The start-up room plays episodes back to back without waiting for a person (a live world).
     autoplay: bool = False
     episodes: int | None = None
+    #: People's pace (pacing.py): real-time seconds per step while a person plays, and the countdown.
+    human_tick: float | None = HUMAN_TICK_S
+    countdown: float = COUNTDOWN_S
 
 
 class GameServer:
@@ -95,7 +99,8 @@ class GameServer:
             settings = RoomSettings(self.config.startup, self.config.model, self.config.model_why, self.config.mode,
                                     self.config.tick, self.config.turn_timeout, self.config.startup_public,
                                     self.config.prompt, self.config.repair, autoplay=self.config.autoplay,
-                                    episodes=self.config.episodes)
+                                    episodes=self.config.episodes, human_tick=self.config.human_tick,
+                                    countdown=self.config.countdown)
             self.startup_room = await self.registry.create(settings)
         log.info("serving on %s", self.url)
 

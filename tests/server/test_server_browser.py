@@ -68,7 +68,7 @@ async def test_play_a_short_episode_in_chromium(tmp_path: Path, brain_factory: A
     from playwright.async_api import async_playwright, expect
 
     config = ServerConfig(port=0, model="tiny", model_why="the test's tiny policy stands in for the planner",
-                          mode="turns", tick=0.05, turn_timeout=600, recordings=tmp_path / "rooms",
+                          mode="turns", tick=0.05, turn_timeout=600, countdown=0, recordings=tmp_path / "rooms",
                           startup=GameSpec("cuisineworld", "level_3", 3, 1.0, 0, "reference", len(PLAN)))
     async with GameServer(config, brain_factory=brain_factory) as server, async_playwright() as p:
         browser = await p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
