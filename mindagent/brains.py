@@ -91,8 +91,18 @@ class PolicyBrain:
     def reset(self, session: DomainSession) -> None:
         self.policy.reset(session)
 
-    def act(self, session: DomainSession) -> list[str]:
+    def act(self, session: DomainSession, controlled: Sequence[int] | None = None) -> list[str]:
+        """The policy's commands. A policy that can plan around people (``act_for``) is told which
+        agents it controls, so it never counts on what a person's agent will do."""
+        act_for = getattr(self.policy, "act_for", None)
+        if controlled is not None and callable(act_for) and len(controlled) < session.n_agents:
+            return list(act_for(session, list(controlled)))
         return list(self.policy.act(session))
+
+    def replies(self) -> list[str]:
+        """What the policy wants to tell the head chef (e.g. an instruction it cannot follow); taken once."""
+        take = getattr(self.policy, "take_replies", None)
+        return list(take()) if callable(take) else []
 
     async def aclose(self) -> None:
         return None

@@ -43,6 +43,8 @@ class Decision:
     shown: str = ""
     head_chef: list[str] = field(default_factory=list)
     plan: dict[str, object] | None = None  # which plan gave these commands, and at which position
+    #: The dispatcher's own lines for the people (a built-in planner's answer to an instruction).
+    replies: list[str] = field(default_factory=list)
 
     @property
     def usage(self) -> Usage:
@@ -153,8 +155,8 @@ class Dispatcher:
         if self.brain is None:
             raise ValueError("this dispatcher has no brain; it can only build prompts")
         if not isinstance(self.brain, LLMBrain):
-            commands = self.mine(session, self.brain.act(session), controlled)
-            return Decision(commands, session.check(commands), head_chef=list(head_chef))
+            commands = self.mine(session, self.brain.act(session, controlled), controlled)
+            return Decision(commands, session.check(commands), head_chef=list(head_chef), replies=self.brain.replies())
         messages, shown = self.messages(session, memory, feedback, head_chef, people)
         grammar = session.grammar()
         calls = [await self.brain.ask(messages, grammar)]

@@ -260,6 +260,12 @@ class DomainSession(abc.ABC):
         """Put a fresh session at the start of a recorded episode (for `mindagent replay`)."""
         raise ReplayUnsupported(f"{self.domain} recordings cannot be re-executed offline")
 
+    def credit(self, command: str) -> str | None:
+        """What an accepted command adds to its agent's share at the end of an episode: ``"served"``
+        (it delivered a dish), ``"made"`` (it produced an item) or None. Example: CuisineWorld says
+        ``"made"`` for ``activate_agent0_pot0``."""
+        return None
+
     def view(self) -> dict[str, JSON]:
         """What a page shows of the state: ``orders``, ``agents`` and ``locations`` (see the README)."""
         return {"orders": self.orders_snapshot(),
@@ -307,6 +313,8 @@ class Domain(Protocol):
     has_demo: bool
     live_world: bool  # a world with its own clients and clock (cannot be replayed offline)
     serve_agents: int  # the team of a room `mindagent serve` opens
+    #: The level of the one-agent practice kitchen the page's tutorial opens (None: no tutorial).
+    practice_level: str | None = None
 
     def validate(self, spec: GameSpec) -> GameSpec:
         """The spec with this domain's defaults filled in; `SpecError` for what it cannot honour."""

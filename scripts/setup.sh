@@ -24,3 +24,8 @@ extras="local"
 if [ -f minecraft/node/package-lock.json ] && command -v npm >/dev/null 2>&1; then
   (cd minecraft/node && npm ci --no-audit --no-fund --loglevel=error)
 fi
+
+# --dev: axe-core for the browser tests' accessibility scan (pinned in tests/browser/package-lock.json).
+if [ "$DEV" = 1 ] && command -v npm >/dev/null 2>&1; then
+  (cd tests/browser && npm ci --no-audit --no-fund --loglevel=error)
+fi

@@ -36,6 +36,10 @@ def serve(
     tick: float = typer.Option(1.0, min=0.05, max=60.0, help="seconds per step in real time (the clock of turn mode)"),
     turn_timeout: float = typer.Option(30.0, "--turn-timeout", min=1.0,
                                        help="turn mode: seconds before a step happens anyway"),
+    human_tick: float = typer.Option(3.0, "--human-tick", min=0.0, max=60.0,
+                                     help="real time: seconds per step while a person plays an agent (0: --tick)"),
+    countdown: float = typer.Option(5.0, "--countdown", min=0.0, max=120.0,
+                                    help="seconds from the first person sitting down to step 0 (0: at once)"),
     host: str = typer.Option("127.0.0.1", help="address to bind (0.0.0.0 opens it to the network)"),
     port: int = typer.Option(8765, min=0, max=65535),
     private: bool = typer.Option(False, "--private", help="the start-up room needs its secret to join"),
@@ -73,7 +77,7 @@ def serve(
     autoplay = live_world if autoplay is None else autoplay
     if episodes is not None and not autoplay:
         fail("--episodes counts autoplay episodes; add --autoplay")
-    model_spec, why = (model, "given with --model") if model else default_model()
+    model_spec, why = (model, "chosen by the server's host") if model else default_model()
     config = ServerConfig(
         host=host, port=port, model=model_spec, model_why=why, mode="turns" if mode == "turns" else "realtime", tick=tick,
         turn_timeout=turn_timeout, recordings=recordings, admin_token=os.environ.get("MINDAGENT_ADMIN_TOKEN") or None,
@@ -82,7 +86,8 @@ def serve(
         brain_options={"base_url": base_url, "model_path": model_path, "temperature": temperature,
                        "max_tokens": max_tokens, "timeout_s": timeout, "seed": seed, "threads": threads},
         autoplay=autoplay, episodes=episodes, decision_timeout=timeout,
-        dispatch=None if dispatch == "auto" else o.dispatch_settings(dispatch, plan_steps, goal_every))
+        dispatch=None if dispatch == "auto" else o.dispatch_settings(dispatch, plan_steps, goal_every),
+        human_tick=human_tick or None, countdown=countdown)
     logging.getLogger("apscheduler").setLevel(logging.ERROR)  # "skipped: a step still running" is expected
     server = GameServer(config)
 

@@ -24,6 +24,7 @@ class CuisineDomain:
     name = "cuisineworld"
     title = "CuisineWorld"
     default_level = "level_3"
+    practice_level = "level_0"
     default_agents = 2
     policies = ("planner", "random")
     has_demo = True

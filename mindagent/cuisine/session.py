@@ -38,6 +38,7 @@ class CuisineSession(DomainSession):
         self.rules = level.rules.name
         self.demo_dish = demo_dish
         self._names = [f"agent{a}" for a in range(n_agents)]
+        self._types = {loc.name: loc.type for loc in level.locations}
 
     @property
     def agent_names(self) -> list[str]:
@@ -126,6 +127,14 @@ class CuisineSession(DomainSession):
         if not isinstance(state, list) or len(state) != 3:
             raise ValueError("the recording header has no order generator state")
         self.world.reset(generator_state=state)
+
+    def credit(self, command: str) -> str | None:
+        parts = command.split("_")
+        if parts[0] == "activate":
+            return "made"
+        if parts[0] == "put" and self._types.get(parts[-1]) == "servingtable":
+            return "served"
+        return None
 
     def view(self) -> dict[str, Any]:
         return view.kitchen_view(self)

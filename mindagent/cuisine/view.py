@@ -6,6 +6,7 @@ which agent, the last step's actions, the score) around `kitchen_view`.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -29,6 +30,31 @@ def kitchen_view(session: CuisineSession) -> dict[str, Any]:
     }
 
 
+#: Plain words for location types (the page says "serving table", never "servingtable0").
+TYPE_WORDS = {"storage": "storage", "servingtable": "serving table", "chopboard": "chopping board", "pot": "pot",
+              "pan": "pan", "mixer": "mixer", "blender": "blender", "steamer": "steamer", "oven": "oven"}
+def words(name: str) -> str:
+    """``tunaSushi`` → ``tuna sushi``; ``BurritodeAsada`` → ``burrito de asada``."""
+    if name.startswith("Burritode"):
+        name = "BurritoDe" + name[len("Burritode"):]
+    return re.sub(r"(?<=[a-z])(?=[A-Z])", " ", name).lower()
+
+
+def display_names(level: Any) -> dict[str, str]:
+    """Readable names for every location and item of a level (the page's plain words)."""
+    out: dict[str, str] = {}
+    by_type: dict[str, list[str]] = {}
+    for loc in level.locations:
+        by_type.setdefault(loc.type, []).append(loc.name)
+    for kind, names in by_type.items():
+        word = TYPE_WORDS.get(kind, words(kind))
+        for i, name in enumerate(names):
+            out[name] = word if len(names) == 1 else f"{word} {i + 1}"
+    for item in list(level.base_ingredients) + [r.product for r in level.recipes]:
+        out[item] = words(item)
+    return out
+
+
 def level_view(session: CuisineSession) -> dict[str, Any]:
     """The static part, sent once on joining: level, dishes, recipes and kitchen layout."""
     level = session.level
@@ -43,6 +69,8 @@ def level_view(session: CuisineSession) -> dict[str, Any]:
         "kitchen": [{"name": loc.name, "type": loc.type, "role": loc.role} for loc in level.locations],
         "n_agents": session.n_agents,
         "max_steps": session.max_steps,
+        "display": display_names(level),
+        "verbs": {"goto": "go", "get": "take", "put": "put", "activate": "start", "noop": "wait"},
     }
 
 

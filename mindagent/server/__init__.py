@@ -1,4 +1,4 @@
-"""`mindagent serve`: the game server where people play CuisineWorld with a dispatcher-run team.
+"""`mindagent serve`: the game server where people play a kitchen game with a dispatcher-run team.
 
 One process serves the page (``/``) and a versioned JSON protocol over a websocket (``/ws``) on
 one port, and hosts many rooms at once; the README section "Protocol (version 1)" describes the messages.

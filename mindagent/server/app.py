@@ -29,6 +29,7 @@ from mindagent.domain import Domain
 from mindagent.prompt.builder import PromptConfig
 from mindagent.server.connection import Connection
 from mindagent.server.http import StaticSite
+from mindagent.server.pacing import COUNTDOWN_S, HUMAN_TICK_S
 from mindagent.server.protocol import HARD_FRAME_BYTES, VERSION
 from mindagent.server.ratelimit import DEFAULT_CAPACITY, DEFAULT_RATE
 from mindagent.server.room import DECISION_TIMEOUT_S, Room, RoomSettings
@@ -72,6 +73,9 @@ class ServerConfig:
     def room_options(self) -> dict[str, Any]:
         """The settings every room of this server shares beyond the game (flags, not per room)."""
         return {"decision_timeout": self.decision_timeout, "dispatch": self.dispatch}
+    #: People's pace (pacing.py): real-time seconds per step while a person plays, and the countdown.
+    human_tick: float | None = HUMAN_TICK_S
+    countdown: float = COUNTDOWN_S
 
 
 class GameServer:
@@ -103,7 +107,8 @@ class GameServer:
             settings = RoomSettings(self.config.startup, self.config.model, self.config.model_why, self.config.mode,
                                     self.config.tick, self.config.turn_timeout, self.config.startup_public,
                                     self.config.prompt, self.config.repair, autoplay=self.config.autoplay,
-                                    episodes=self.config.episodes, **self.config.room_options())
+                                    episodes=self.config.episodes, human_tick=self.config.human_tick,
+                                    countdown=self.config.countdown, **self.config.room_options())
             self.startup_room = await self.registry.create(settings)
         log.info("serving on %s", self.url)
 

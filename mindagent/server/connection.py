@@ -49,7 +49,7 @@ class Connection:
         self._closer: asyncio.Task[None] | None = None
         self._handlers: dict[str, Callable[[Any, object], Awaitable[None]]] = {
             "ping": self._ping, "list_rooms": self._list_rooms, "create_room": self._create_room, "join": self._join,
-            "leave": self._leave, "command": self._command, "instruct": self._instruct, "start": self._start,
+            "leave": self._leave, "practice": self._practice, "command": self._command, "instruct": self._instruct, "start": self._start,
             "restart": self._restart, "set_model": self._set_model, "close_room": self._close_room,
             "questionnaire": self._questionnaire,
         }
@@ -145,6 +145,8 @@ class Connection:
         settings = RoomSettings(
             GameSpec(domain.name, level, msg.agents, msg.tau, msg.seed, "reference", msg.steps), model, why, msg.mode,
             msg.tick or config.tick, msg.turn_timeout or config.turn_timeout, msg.public, config.prompt, config.repair,
+            human_tick=msg.human_tick if msg.human_tick is not None else config.human_tick,
+            countdown=msg.countdown if msg.countdown is not None else config.countdown,
             **config.room_options())
         room = await registry.create(settings)
         self.push(p.server_message("room_created", room=room.id, secret=room.secret, re=re, summary=room.summary()))
@@ -156,6 +158,29 @@ class Connection:
         if self.room is not None and self.room is not room:
             self.room.leave(self)
         self.room = room
+
+    async def _practice(self, msg: p.Practice, re: object) -> None:
+        """A private one-agent kitchen in turns (a step when you act), with a coach's hints; it closes
+        when you leave. One per connection: a new one replaces the old."""
+        domain = self.server.domain
+        if domain.practice_level is None:
+            raise p.ProtocolError("bad_state", f"{domain.title} has no practice kitchen")
+        if self.room is not None and self.room.settings.practice:
+            old, self.room = self.room, None
+            old.leave(self, quiet=True)
+            await self.server.registry.remove(old)
+        config = self.server.config
+        settings = RoomSettings(GameSpec(domain.name, domain.practice_level, 1, 3.0, 0, "reference", 60), "planner",
+                                "the practice kitchen's coach", "turns", config.tick, 600.0, False, config.prompt,
+                                practice=True)
+        registry = self.server.registry
+        room = await registry.create(settings, brain=registry.make_brain("planner", domain.name))
+        room.coach = registry.make_brain("planner", domain.name)
+        self.server.registry.authorize(room, room.secret)
+        if self.room is not None:
+            self.room.leave(self)
+        self.room = room
+        room.join(self, "player", 0, re)
 
     async def _leave(self, msg: p.Leave, re: object) -> None:
         room = self._in_room()

@@ -81,6 +81,8 @@ class CreateRoom(_Message):
     steps: Annotated[int, Field(ge=1, le=10_000)] | None = None
     seed: Annotated[int, Field(ge=0, lt=2**31)] = 0
     public: bool = False
+    human_tick: Annotated[float, Field(ge=0.05, le=60.0, allow_inf_nan=False)] | None = None
+    countdown: Annotated[float, Field(ge=0.0, le=120.0, allow_inf_nan=False)] | None = None
 
 
 class Join(_Message):
@@ -91,6 +93,12 @@ class Join(_Message):
     secret: Secret | None = None
     role: Literal["player", "head_chef", "spectator"] = "spectator"
     agent: Annotated[int, Field(ge=0, le=7)] | None = None
+
+
+class Practice(_Message):
+    """Anyone: open a private one-agent practice kitchen and sit in it as its player (the tutorial)."""
+
+    type: Literal["practice"]
 
 
 class Leave(_Message):
@@ -156,10 +164,10 @@ class Questionnaire(_Message):
 
 
 ClientMessage = Annotated[
-    Ping | ListRooms | CreateRoom | Join | Leave | Command | Instruct | Start | Restart | SetModel | CloseRoom | Questionnaire,
+    Ping | ListRooms | CreateRoom | Join | Practice | Leave | Command | Instruct | Start | Restart | SetModel | CloseRoom | Questionnaire,
     Field(discriminator="type"),
 ]
-CLIENT_TYPES = ("ping", "list_rooms", "create_room", "join", "leave", "command", "instruct", "start",
+CLIENT_TYPES = ("ping", "list_rooms", "create_room", "join", "practice", "leave", "command", "instruct", "start",
                 "restart", "set_model", "close_room", "questionnaire")
 _adapter: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 

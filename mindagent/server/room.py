@@ -8,6 +8,15 @@ first tick after it arrives. People's commands queue for the next tick.
 Turn mode: a step happens as soon as every player has a command queued and the dispatcher has
 decided, or when the per-step timer runs out (checked on each tick).
 
+People's pace (`pacing.py`): while a person plays an agent, a real-time room steps every
+`human_tick` seconds, and the first step waits a `countdown` after the first person sits down
+(a player's "ready" skips it). Commands of one step run in order: the dispatcher's first, in the
+order it chose them (a planner's later command may rely on an earlier one), then the people's,
+so nothing a person does can make the dispatcher's checked commands fail.
+
+Lifecycle: a room nobody plays in any more goes back to waiting (a practice room closes); the
+questionnaire is for the people who played the episode; every seat is in the recording.
+
 A room never dies of someone else's failure: a dispatcher or model exception becomes a
 ``room_error`` event and an idle step for the dispatcher's agents.
 """
@@ -18,7 +27,7 @@ import asyncio
 import logging
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -31,7 +40,9 @@ from mindagent.plans import Plan
 from mindagent.prompt.builder import PromptConfig
 from mindagent.scoring import collaboration_score
 from mindagent.server.episode_log import EpisodeLog
+from mindagent.server.pacing import Pace
 from mindagent.server.protocol import QUESTIONNAIRE, ProtocolError, server_message
+from mindagent.server.scorecard import Scorecard
 from mindagent.spec import GameSpec
 
 log = logging.getLogger(__name__)
@@ -82,11 +93,22 @@ class RoomSettings:
     #: How the dispatcher answers; None: goal mode for an in-process model where the domain has
     #: one (a small local model is too slow to command every tick), one step per call otherwise.
     dispatch: DispatchSettings | None = None
+    #: Real time: seconds per step while a person plays an agent (None: `tick` always); see pacing.py.
+    human_tick: float | None = None
+    #: Seconds from the first person sitting down to step 0 (0: start at once).
+    countdown: float = 0.0
+    #: A one-person practice kitchen: the page gets a hint (the built-in planner's next command).
+    practice: bool = False
+
+    @property
+    def pace(self) -> Pace:
+        return Pace(self.mode, self.tick, self.human_tick, self.countdown)
 
     def describe(self) -> dict[str, Any]:
         s = self.spec
         return {"domain": s.domain, "level": s.level, "agents": s.agents, "tau": s.tau, "seed": s.seed, "mode": self.mode,
-                "tick": self.tick, "turn_timeout": self.turn_timeout, "public": self.public}
+                "tick": self.tick, "turn_timeout": self.turn_timeout, "public": self.public,
+                "human_tick": self.human_tick, "countdown": self.countdown, "practice": self.practice}
 
 
 class Room:
@@ -123,6 +145,17 @@ class Room:
         self._plan_calls: list[Any] = []  # calls that made the standing plan, recorded with its first step
         self.dispatcher = self._make_dispatcher(brain)
         self.run = Episode(session, self.dispatcher)
+        #: Called when the step period changes (the registry moves the clock job).
+        self.on_pace: Callable[[], None] | None = None
+        #: Called when a practice room is left empty (the registry closes it).
+        self.on_empty: Callable[[Room], Awaitable[None]] | None = None
+        #: The practice room's coach: a built-in policy whose next command is offered as a hint.
+        self.coach: Brain | None = None
+        self.starts_at: float | None = None
+        self.card = Scorecard(session.n_agents, session.credit)
+        self._countdown: asyncio.Task[None] | None = None
+        self._played: set[Member] = set()
+        self._period = settings.tick
 
     # ------------------------------------------------------------------ set-up
     async def open(self) -> None:
@@ -170,6 +203,7 @@ class Room:
     async def close(self) -> None:
         """Stop thinking, close the recording (an unfinished episode gets a ``stopped`` line)."""
         self._cancel_decision()
+        self._stop_countdown()
         self.log.note("stopped", step=self.session.step_index)
         for task in list(self._background):
             task.cancel()
@@ -197,8 +231,11 @@ class Room:
         if seat.agent is not None:
             self._players[seat.agent] = member
         self.log.note("seat", step=self.session.step_index, event="join", role=role, agent=seat.agent)
+        if role != "spectator" and self.status == "running":
+            self._played.add(member)
+        self._update_pace()
         if role != "spectator" and self.status == "waiting":
-            self.start(announce=False)
+            self._begin()
         member.push({**self.welcome(seat), **({"re": re} if re is not None else {})})
         self._event(f"{member.name} joined as {self._role_text(seat)}")
         self.broadcast_state()
@@ -212,8 +249,10 @@ class Room:
             del self._players[seat.agent]
             self._queued.pop(seat.agent, None)
         self.log.note("seat", step=self.session.step_index, event="leave", role=seat.role, agent=seat.agent)
+        self._update_pace()
         if not quiet:
             self._event(f"{member.name} left ({self._role_text(seat)})")
+            self._if_deserted()
             self.broadcast_state()
 
     def seat_of(self, member: Member) -> Seat:
@@ -269,6 +308,8 @@ class Room:
         seat = self.seat_of(member)
         if self.status != "finished":
             raise ProtocolError("bad_state", "the questionnaire opens when the episode is over")
+        if member not in self._played:
+            raise ProtocolError("forbidden", "the questionnaire is for the people who played this episode")
         if member in self._answered:
             raise ProtocolError("bad_state", "you already answered for this episode")
         self._answered.add(member)
@@ -279,6 +320,7 @@ class Room:
     def start(self, announce: bool = True) -> None:
         if self.status != "waiting":
             return
+        self._stop_countdown()
         self.status = "running"
         if not self.log.open:
             spec = self.settings.spec
@@ -288,7 +330,12 @@ class Room:
                 **self.session.episode_header(),
                 "episode": self.episode, "room": self.id, **{k: v for k, v in self.settings.describe().items()
                                                              if k in ("mode", "tick", "turn_timeout")},
+                "pacing": self.settings.pace.record(bool(self._players)),
             })
+            for member, seat in self._members.items():  # people seated before the start get their line too
+                self.log.note("seat", step=self.session.step_index, event="join", role=seat.role, agent=seat.agent)
+                if seat.role != "spectator":
+                    self._played.add(member)
         self._deadline = self._clock() + self.settings.turn_timeout
         self._start_decision()
         if announce:
@@ -307,9 +354,14 @@ class Room:
             self._queued, self._last_human = {}, {}
             self._last_step, self._ready = None, None
             self._answered.clear()
+            self._played.clear()
+            self.card = Scorecard(self.session.n_agents, self.session.credit)
             self.status = "waiting"
-        if self.settings.autoplay or any(seat.role != "spectator" for seat in self._members.values()):
+        if self.settings.autoplay:
             self.start()
+        elif any(seat.role != "spectator" for seat in self._members.values()):
+            self._begin()
+            self.broadcast_state()
         else:
             self.broadcast_state()
 
@@ -318,19 +370,84 @@ class Room:
         self.run.finish()
         self._cancel_decision()
         self.status = "finished"
-        self.broadcast(server_message(
-            "episode_over", room=self.id, episode=self.episode,
-            counts={"completed": c.completed, "failed": c.failed, "active": c.active},
-            score=collaboration_score(c.completed, c.failed, c.active),
-            questionnaire=list(QUESTIONNAIRE), recording=self.log.path.name if self.log.path else None))
+        shared = {"room": self.id, "episode": self.episode,
+                  "counts": {"completed": c.completed, "failed": c.failed, "active": c.active},
+                  "score": collaboration_score(c.completed, c.failed, c.active),
+                  "recording": self.log.path.name if self.log.path else None,
+                  "team": self.card.summary(self.session.agent_names)}
+        for member, seat in list(self._members.items()):
+            played = member in self._played
+            member.push(server_message("episode_over", **shared, questionnaire=list(QUESTIONNAIRE) if played else [],
+                                       played=played, agent=seat.agent))
         if self.settings.autoplay and (self.settings.episodes is None or self.episode < self.settings.episodes):
             self._spawn(self.restart())
+
+    # ------------------------------------------------------- pace and lifecycle
+    @property
+    def period(self) -> float:
+        """Seconds between clock ticks now (slower while a person plays in real time)."""
+        return self._period
+
+    def _begin(self) -> None:
+        """A person sat down in a waiting room: count down to step 0 (or start at once)."""
+        if self.status != "waiting" or self._countdown is not None:
+            return
+        wait = self.settings.countdown
+        if wait <= 0:
+            self.start(announce=False)
+            return
+        self.starts_at = self._clock() + wait
+        self._countdown = asyncio.get_running_loop().create_task(self._count_down(wait))
+        self._event(f"the game starts in {wait:g} seconds (a player can press Ready to start now)")
+
+    async def _count_down(self, wait: float) -> None:
+        await asyncio.sleep(wait)
+        self._countdown = None
+        self.starts_at = None
+        if self.status == "waiting" and any(s.role != "spectator" for s in self._members.values()):
+            self.start()
+
+    def _stop_countdown(self) -> None:
+        task, self._countdown, self.starts_at = self._countdown, None, None
+        if task is not None and task is not asyncio.current_task() and not task.done():
+            task.cancel()
+
+    def _update_pace(self) -> None:
+        """People joined or left: move to their pace or back to the machines' (recorded if it changed)."""
+        period = self.settings.pace.period(bool(self._players))
+        if period == self._period:
+            return
+        self._period = period
+        self.log.note("pace", step=self.session.step_index, step_every_s=period, people=len(self._players))
+        if self.on_pace is not None:
+            self.on_pace()
+
+    def _if_deserted(self) -> None:
+        """Nobody plays any more: a practice room closes, any other (not autoplay) goes back to waiting."""
+        if self.settings.autoplay or any(s.role != "spectator" for s in self._members.values()):
+            return
+        self._stop_countdown()
+        if self.settings.practice and self.on_empty is not None:
+            self._spawn(self.on_empty(self))
+        elif self.status != "waiting":
+            self._spawn(self.restart())
+
+    def _hint(self, agent: int) -> str | None:
+        """The coach's next command for `agent` (practice rooms), or None."""
+        coach = self.coach
+        if coach is None or isinstance(coach, LLMBrain):
+            return None
+        try:
+            return next((c for c in coach.act(self.session) if self.session.agent_of(c) == agent), None)
+        except Exception:  # a hint is a nicety; never break the state message
+            log.exception("room %s: the coach failed", self.id)
+            return None
 
     # ------------------------------------------------------------------ clock
     async def tick(self) -> None:
         """Called by the scheduler every `settings.tick` seconds; never raises."""
         now = self._clock()
-        self.lags.append(max(0.0, (now - self._origin) % self.settings.tick))
+        self.lags.append(max(0.0, (now - self._origin) % self._period))
         if self.status != "running":
             return
         self.ticks += 1
@@ -359,6 +476,9 @@ class Room:
             commands, actors = self._joint_commands(ready)
             result = await self.run.advance(ready, commands, actors)
             self._remember(t, result, actors)
+            for reply in ready.replies if ready else []:
+                self.log.note("dispatcher_reply", step=t, text=reply)
+                self._event(f"dispatcher: {reply}")
             if self.session.done:
                 self._finish()
             else:
@@ -375,28 +495,34 @@ class Room:
             a = self.session.agent_of(command)
             if a is not None and a not in self._players and a not in machine:
                 machine[a] = command
-        commands, actors = [], []
+        # The dispatcher's commands run first, in its own order; then the people's (see the module doc).
+        commands = list(machine.values())
+        actors = ["dispatcher"] * len(commands)
         for a in range(self.session.n_agents):
+            if a in machine:
+                continue
             if a in human:
                 commands.append(human[a])
                 actors.append("human")
-            elif a in machine:
-                commands.append(machine[a])
-                actors.append("dispatcher")
             else:
                 commands.append(self.session.idle_command(a))
                 actors.append("human_idle" if a in self._players else "dispatcher_idle")
         return commands, actors
 
     def _remember(self, t: int, result: DomainStep, actors: list[str]) -> None:
-        actions = []
-        for a, (verdict, actor) in enumerate(zip(result.verdicts, actors, strict=True)):
+        actions: list[dict[str, Any]] = []
+        for i, (verdict, actor) in enumerate(zip(result.verdicts, actors, strict=True)):
+            a = self.session.agent_of(verdict.command)
+            a = i if a is None else a
             actions.append({"agent": a, "command": verdict.command, "ok": verdict.ok, "reason": verdict.text,
-                            "by": actor.split("_")[0], "idle": actor.endswith("_idle")})
+                            "by": actor.split("_")[0], "idle": actor.endswith("_idle"),
+                            "wait": verdict.command == self.session.idle_command(a)})
             if actor == "human":
                 self._last_human[a] = (verdict.command, verdict.ok, verdict.text)
             elif actor == "human_idle":
                 self._last_human[a] = ("nothing (no command in time)", True, None)
+        actions.sort(key=lambda action: action["agent"])
+        self.card.add(t, actions)
         self._last_step = {"step": t, "actions": actions, "feedback": list(result.notes),
                            "completed": list(result.completed), "failed": list(result.failed)}
 
@@ -536,7 +662,7 @@ class Room:
         c = self.session.counts
         now = self._clock()
         if self.settings.mode == "realtime":
-            next_in = self.settings.tick - ((now - self._origin) % self.settings.tick)
+            next_in = self._period - ((now - self._origin) % self._period)
         else:
             next_in = max(0.0, self._deadline - now)
         return {
@@ -551,6 +677,8 @@ class Room:
             "dispatcher": self.dispatcher_info(),
             "head_chef": list(self.chef_lines), "errors": list(self.errors),
             "people": self._people_count(),
+            "step_every": self._period if self.settings.mode == "realtime" else None,
+            "starts_in": round(max(0.0, self.starts_at - now), 3) if self.starts_at is not None else None,
         }
 
     def you(self, seat: Seat) -> dict[str, Any]:
@@ -559,6 +687,8 @@ class Room:
             playing = self.status == "running" and not self.session.done
             out["legal"] = self.session.legal_commands(seat.agent) if playing else []
             out["queued"] = self._queued.get(seat.agent)
+            if self.coach is not None and playing:
+                out["hint"] = self._hint(seat.agent)
         return out
 
     def dispatcher_info(self) -> dict[str, Any]:

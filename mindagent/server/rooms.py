@@ -113,12 +113,25 @@ class RoomRegistry:
             raise ProtocolError("server_error", f"the game could not start: {type(exc).__name__}: {str(exc)[:200]}") from None
         self.rooms[room_id] = room
         self._schedule(room)
+        room.on_pace = lambda: self._reschedule(room)
+        if settings.practice:
+            room.on_empty = self.remove
         log.info("room %s: %s x%d, %s, model %s", room_id, settings.spec.level, settings.spec.agents,
                  settings.mode, settings.model)
         return room
 
+    def _reschedule(self, room: Room) -> None:
+        """The room's step period changed (a person sat down or left): move its clock job."""
+        job = self.scheduler.get_job(f"room-{room.id}")
+        if job is None:
+            return
+        interval = room.period
+        first = datetime.now(UTC) + timedelta(seconds=interval)
+        room.schedule(first.timestamp())
+        job.reschedule(IntervalTrigger(seconds=interval, start_date=first, timezone=UTC))
+
     def _schedule(self, room: Room) -> None:
-        interval = room.settings.tick
+        interval = room.period
         offset = ((self._created * _GOLDEN) % 1.0) * interval
         self._created += 1
         first = datetime.now(UTC) + timedelta(seconds=interval + offset)
@@ -144,4 +157,7 @@ class RoomRegistry:
             await self.remove(room)
 
     def listing(self, admin: bool = False) -> list[dict[str, Any]]:
-        return [room.summary() for room in self.rooms.values() if admin or room.secret is None]
+        """Rooms people can join, running ones first (then waiting, then finished); practice rooms are private."""
+        order = {"running": 0, "waiting": 1, "finished": 2}
+        rooms = [room for room in self.rooms.values() if admin or room.secret is None]
+        return [room.summary() for room in sorted(rooms, key=lambda r: order[r.status])]

@@ -123,7 +123,7 @@ def brain_factory() -> Callable[[str], Brain]:
 @pytest_asyncio.fixture
 async def server(tmp_path: Path, brain_factory: Callable[[str], Brain]) -> AsyncIterator[GameServer]:
     """A real server on a free loopback port; its start-up room is public, 2 agents, ticking every 0.05 s."""
-    config = ServerConfig(port=0, model="tiny", model_why="the test's tiny policy", tick=0.05,
+    config = ServerConfig(port=0, model="tiny", model_why="the test's tiny policy", tick=0.05, human_tick=None, countdown=0,
                           recordings=tmp_path / "rooms", startup=GameSpec("cuisineworld", "level_3", 2, 1.0, 0, "reference", 500))
     srv = GameServer(config, brain_factory=brain_factory)
     await srv.start()

@@ -35,7 +35,8 @@ async def check_page_matches_engine(page: Any, server: GameServer) -> None:
     room = server.startup_room
     world = room.session.world
     await expect(page.locator("#step")).to_have_text(str(world.time))
-    dishes = [o.dish for o in world.orders]
+    display = room.session.static_view()["display"]
+    dishes = [display[o.dish] for o in world.orders]
     await expect(page.locator("#orders .order .dish")).to_have_text(dishes)
     await expect(page.locator("#orders .order .life")).to_have_text(
         [f"{o.lifetime} step{'' if o.lifetime == 1 else 's'} left" for o in world.orders])
@@ -68,7 +69,7 @@ async def test_play_a_short_episode_in_chromium(tmp_path: Path, brain_factory: A
     from playwright.async_api import async_playwright, expect
 
     config = ServerConfig(port=0, model="tiny", model_why="the test's tiny policy stands in for the planner",
-                          mode="turns", tick=0.05, turn_timeout=600, recordings=tmp_path / "rooms",
+                          mode="turns", tick=0.05, turn_timeout=600, countdown=0, recordings=tmp_path / "rooms",
                           startup=GameSpec("cuisineworld", "level_3", 3, 1.0, 0, "reference", len(PLAN)))
     async with GameServer(config, brain_factory=brain_factory) as server, async_playwright() as p:
         browser = await p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
@@ -79,6 +80,7 @@ async def test_play_a_short_episode_in_chromium(tmp_path: Path, brain_factory: A
         await page.click("#join-player-0")  # one click from opening the page to playing
         await expect(page.locator("#room-title")).to_contain_text("you play agent0")
         await expect(page.locator("#dispatcher")).to_have_text("Dispatcher: tiny")
+        await page.locator("#all-commands").evaluate("d => d.open = true")
         await expect(page.locator("#status-line")).to_contain_text("the test's tiny policy stands in for the planner")
         await check_page_matches_engine(page, server)
 

@@ -107,7 +107,7 @@ async def test_watch_a_minecraft_room_in_chromium(tmp_path: Path, require: Any) 
 
             # Orders: cooked meats with their remaining steps.
             orders = page.locator("#orders li.order")
-            await expect(orders.first.locator(".dish")).to_have_text(re.compile(r"^cooked_(beef|chicken|mutton|porkchop)$"),
+            await expect(orders.first.locator(".dish")).to_have_text(re.compile(r"^cooked (beef|chicken|mutton|porkchop)$"),
                                                                      timeout=20_000)
             await expect(orders.first.locator(".life")).to_have_text(re.compile(r"^\d+ steps? left$"))
 

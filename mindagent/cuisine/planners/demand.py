@@ -94,6 +94,15 @@ def serve_dest(snap: Snapshot, dish: str) -> str | None:
 class Demand:
     def __init__(self, config: PlannerConfig) -> None:
         self.config = config
+        #: Dishes the head chef allows (None: all); `make` goes first among the spares.
+        self.allowed: frozenset[str] | None = None
+        self.make: str | None = None
+
+    def dishes(self, book: RecipeBook) -> tuple[str, ...]:
+        """The dishes worth cooking: the servable ones the head chef has not ruled out."""
+        if self.allowed is None:
+            return book.servable_dishes
+        return tuple(d for d in book.servable_dishes if d in self.allowed)
 
     # ------------------------------------------------------------------ orders
     def orders(self, snap: Snapshot) -> tuple[list[Job], Resolver]:
@@ -123,7 +132,7 @@ class Demand:
             if covered[dish] > 0:
                 covered[dish] -= 1
                 continue
-            if dish in book.servable_dishes:
+            if dish in self.dishes(book):
                 jobs.append(Job(dish, REAL, min(life - 1 + grace, last), len(jobs)))
         jobs.sort(key=lambda j: (j.deadline, j.rank))
         for i, job in enumerate(jobs):
@@ -173,7 +182,7 @@ class Demand:
         last_time = snap.max_steps - 1
         interval = max(1, snap.interval)
         arrivals = max(0, last_time // interval - snap.time // interval)
-        if arrivals == 0 or not book.servable_dishes:
+        if arrivals == 0 or not self.dishes(book):
             return []
         stock = Counter(snap.served)
         for dish, _ in snap.orders:
@@ -183,7 +192,7 @@ class Demand:
         total = sum(weights.values())
         config = self.config
         scored: list[tuple[float, str]] = []
-        for dish in book.servable_dishes:
+        for dish in self.dishes(book):
             for extra in range(config.spare_cap):
                 chance = order_probability(stock[dish] + extra + 1, arrivals, weights[dish] / total)
                 if chance < config.spare_threshold:
@@ -191,6 +200,8 @@ class Demand:
                 scored.append((chance, dish))
         if config.spare_components:
             scored += self._components(snap, arrivals, weights, total, self._window_parts(snap, arrivals))
+        if self.make is not None and self.make in self.dishes(book):
+            scored = [(2.0, self.make), *scored]  # the head chef's "make X": first, whatever the odds
         scored.sort(key=lambda x: -x[0])
         horizon = last_time - snap.time
         return [Job(item, SPARE, horizon, first_rank + i, chance=chance)
@@ -200,13 +211,13 @@ class Demand:
         """Direct ingredients (products) of the dishes that, ordered at the episode's last
         arrival, cannot be made from scratch in the steps left but can be finished from them."""
         book = snap.book
-        if arrivals != 1 or self.config.window_weight <= 0 or snap.n > len(book.servable_dishes):
+        if arrivals != 1 or self.config.window_weight <= 0 or snap.n > len(self.dishes(book)):
             return set()  # a team with an agent per candidate dish makes whole spares instead
         interval = max(1, snap.interval)
         last_time = snap.max_steps - 1
         left = last_time - (last_time // interval) * interval + 1  # steps from that arrival on
         parts: set[str] = set()
-        for dish in book.servable_dishes:
+        for dish in self.dishes(book):
             whole = max(book.critical_path(dish), -(-book.work(dish) // snap.n))
             if left >= whole:
                 continue
@@ -221,7 +232,7 @@ class Demand:
                     window: set[str] | frozenset[str] = frozenset()) -> list[tuple[float, str]]:
         book = snap.book
         users: Counter[str] = Counter()
-        for dish in book.servable_dishes:
+        for dish in self.dishes(book):
             for product in sorted(tree_products(book, dish) - {dish}):  # sorted: no hash order
                 users[product] += weights[dish]
         stock: Counter[str] = Counter(h for h in snap.hold if h is not None)

@@ -50,6 +50,8 @@ class Resolver:
         self.products: dict[str, Node] = {}  # tool -> the node taking its product out
         self.makers: dict[str, Node] = {}  # tool -> the node filling and activating it
         self.queue_feeds: list[Node] = []  # storage fetches of queued nodes, for leftover held items
+        #: Products a leftover in a tool may be finished into (None: any; set under head-chef orders).
+        self.wanted_products: set[str] | None = None
         self.may_queue = True  # whether a job that finds every tool busy may queue behind one
         self.blocked_types: dict[str, int] = {}  # tool type -> most urgent job waiting for one
 

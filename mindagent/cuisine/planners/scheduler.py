@@ -36,7 +36,8 @@ from mindagent.cuisine.planners.assign import (
     collect_tasks,
     render,
 )
-from mindagent.cuisine.planners.demand import REAL, Demand, Job, PlannerConfig, serve_dest
+from mindagent.cuisine.planners.demand import REAL, Demand, Job, PlannerConfig, serve_dest, tree_products
+from mindagent.cuisine.planners.head_chef import ChefOrders, read_orders
 from mindagent.cuisine.planners.lookahead import rollout_score, variant_configs
 from mindagent.cuisine.planners.recipes import RecipeBook
 from mindagent.cuisine.planners.resolve import Node, Resolver
@@ -63,6 +64,8 @@ class CuisinePlanner:
         self.stats: Counter[str] = Counter()
         self._variants: list[CuisinePlanner] | None = None
         self._base: CuisinePlanner | None = None
+        self._replies: list[str] = []
+        self._answered: set[str] = set()
 
     # ------------------------------------------------------------ Policy API
     def reset(self, session: CuisineSession | None = None) -> None:
@@ -70,7 +73,80 @@ class CuisinePlanner:
 
     def act(self, session: CuisineSession) -> list[str]:
         """The `Policy` protocol: a CuisineWorld session exposes its World as `session.world`."""
-        return self.act_world(session.world)
+        return self.act_for(session, list(range(session.world.n_agents)))
+
+    def act_for(self, session: CuisineSession, controlled: list[int]) -> list[str]:
+        """Commands for the `controlled` agents only, following the head chef's standing instructions
+        (`head_chef.py`). The other agents are people: the planner never counts on what they will do
+        and plans its own commands so that, run before theirs, the engine accepts every one."""
+        world = session.world
+        standing: list[str] = getattr(session, "pending_instructions", list)()  # a bare world holder has none
+        chef = read_orders(standing, world.level.dishes, world.n_agents)
+        for reply in chef.replies:
+            if reply not in self._answered:
+                self._answered.add(reply)
+                self._replies.append(reply)
+        people = [a for a in range(world.n_agents) if a not in controlled]
+        if not people and chef == ChefOrders(replies=chef.replies):
+            return self.act_world(world)
+        if chef.stopped:
+            return [f"noop_agent{a}" for a in controlled]
+        return self._act_directed(world, controlled, chef)
+
+    def take_replies(self) -> list[str]:
+        """Lines for the head chef (instructions the planner cannot follow), each said once."""
+        out, self._replies = self._replies, []
+        return out
+
+    def _act_directed(self, world: World, controlled: list[int], chef: ChefOrders) -> list[str]:
+        """One step under instructions or with people in the team (no look-ahead: its rollouts would
+        command the people's agents and ignore the instructions)."""
+        snap = Snapshot.of(world, self.book(world.level))
+        sequence: list[str] = []
+        groups: list[tuple[list[int], frozenset[str] | None]] = []
+        for agent, dish in sorted(chef.assigned.items()):
+            if agent in controlled:
+                groups.append(([agent], frozenset([dish])))
+        rest = [a for a in controlled if a not in chef.assigned]
+        allowed = chef.allowed if not chef.banned else frozenset(
+            d for d in world.level.dishes if chef.permits(d))
+        groups.append((rest, allowed))
+        for agents, dishes in groups:
+            if agents:
+                self.demand.allowed, self.demand.make = dishes, chef.make
+                try:
+                    sequence += self._plan_agents(snap, agents)
+                finally:
+                    self.demand.allowed, self.demand.make = None, None
+        return self._validated(world, sequence)
+
+    def _plan_agents(self, snap: Snapshot, agents: list[int]) -> list[str]:
+        """The scheduler's passes for `agents` only, applied to `snap` as they are chosen."""
+        chosen: dict[int, Decision] = {}
+        sequence: list[Decision] = []
+        taken: Counter[tuple[str, str, str | None, str | None]] = Counter()
+        waiting: dict[int, Decision] = {}
+        for _ in range(len(agents)):
+            free = [a for a in agents if a not in chosen]
+            progressed = False
+            for a, decision in self._plan(snap, free, taken).items():
+                if decision.mode not in ("act", "goto") or not snap.legal(*decision.cmd):
+                    waiting[a] = decision
+                    continue
+                chosen[a] = decision
+                sequence.append(decision)
+                snap.apply(*decision.cmd)
+                if decision.mode == "goto" and decision.task is not None:
+                    taken[decision.task.signature] += 1
+                progressed = progressed or decision.mode == "act"
+            if not progressed or len(chosen) == len(agents):
+                break
+        commands = [render(d.cmd) for d in sequence]
+        for a in agents:
+            if a not in chosen:
+                idle = a in waiting and waiting[a].mode == "idle"
+                commands.append(self._rest(snap, a) if idle else f"noop_agent{a}")
+        return commands
 
     def book(self, level: Level) -> RecipeBook:
         book = self._books.get(id(level))
@@ -169,6 +245,9 @@ class CuisinePlanner:
     # ----------------------------------------------------------------- plan
     def _plan(self, snap: Snapshot, free: list[int], taken: Counter) -> dict[int, Decision]:
         jobs, resolver = self.demand.orders(snap)
+        if self.demand.allowed is not None:  # a leftover is finished only into what the head chef allows
+            book = snap.book
+            resolver.wanted_products = set().union(*(tree_products(book, d) for d in self.demand.allowed))
         for job in self.demand.spares(snap, len(jobs)):
             resolver.may_queue = job.chance >= self.config.spare_queue
             job.root = resolver.resolve(job.rank, job.dish, serve_dest(snap, job.dish))
@@ -234,8 +313,9 @@ class CuisinePlanner:
             resolver.tools[tool] = rank
             return Node(item, "tool", trash, rank, tool=tool)
         content = snap.content[tool]
+        wanted = resolver.wanted_products
         options = [r for r in book.level.recipes if r.tool == book.tool[tool].type and book.makeable(r.product)
-                   and book.missing(r.product, content) is not None]
+                   and book.missing(r.product, content) is not None and (wanted is None or r.product in wanted)]
         if not options:
             return None
         recipe = min(options, key=lambda r: sum(book.size(i) for i in book.missing(r.product, content) or []))

@@ -16,7 +16,7 @@ function el(tag, props = {}, ...children) {
     if (value === undefined || value === null) continue;
     if (key === "class") node.className = value;
     else if (key === "text") node.textContent = value;
-    else if (key.startsWith("data-")) node.setAttribute(key, value);
+    else if (key.startsWith("data-") || key.startsWith("aria-") || key === "role") node.setAttribute(key, value);
     else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
     else node[key] = value;
   }
@@ -55,10 +55,10 @@ function agentName(a) {
 function label(command) {
   // goto_agent0_storage0 -> "goto storage0"; get_agent0_tuna_storage0 -> "get tuna from storage0"
   const c = call(command);
-  if (c) return c.verb === "noop" ? "wait (noop)" : [c.verb, ...c.args].join(" ");
+  if (c) return c.verb === "noop" ? "wait" : [c.verb, ...c.args].join(" ");
   const parts = command.split("_");
   const verb = parts[0];
-  if (verb === "noop") return "wait (noop)";
+  if (verb === "noop") return "wait";
   if (verb === "get" && parts.length === 4) return `get ${parts[2]} from ${parts[3]}`;
   if (verb === "put" && parts.length === 4) return `put ${parts[2]} into ${parts[3]}`;
   if (verb === "put") return `put into ${parts[parts.length - 1]}`;
@@ -114,6 +114,9 @@ const handlers = {
     app.room = msg.room; app.role = msg.role; app.agent = msg.agent; app.level = msg;
     app.questionnaire = msg.questionnaire || [];
     app.surveyDone = false;
+    app.played = false;
+    board.selected = null;
+    board.built = null;
     showGame(true);
     renderStatic(msg);
     renderState(msg.state);
@@ -121,15 +124,16 @@ const handlers = {
   left() { app.room = null; showGame(false); refreshRooms(); },
   state(msg) { if (msg.room === app.room) renderState(msg); },
   queued(msg) {
-    $("queued").textContent = `Queued: ${label(msg.command)}.`;
-    for (const b of document.querySelectorAll("#legal button[data-command]")) {
+    $("queued").textContent = `Next step you will: ${plainCommand(msg.command)}.`;
+    if (app.lastState && app.lastState.you) app.lastState.you.queued = msg.command;
+    for (const b of document.querySelectorAll("#legal button[data-command], #controls .act")) {
       b.classList.toggle("chosen", b.dataset.command === msg.command);
     }
   },
   event(msg) { logEvent(msg.text); },
   room_error(msg) { logEvent(`step ${msg.step}: ${msg.message}`, "bad"); },
   model_changed(msg) { logEvent(`dispatcher changed to ${msg.model}`); },
-  episode_over(msg) { showSurvey(msg); },
+  episode_over(msg) { app.played = !!msg.played; showSurvey(msg); },
   room_closed(msg) {
     if (msg.room === app.room) { app.room = null; showGame(false); toast("the room was closed", "info"); }
     refreshRooms();
@@ -221,10 +225,11 @@ function showGame(on) {
 function renderStatic(info) {
   const who = app.role === "player" ? `you play ${agentName(app.agent)}` : app.role === "head_chef" ? "you are the head chef" : "watching";
   $("room-title").textContent = `${info.level} · room ${info.room} · ${who}`;
+  document.title = `MindAgent kitchen · ${who}`;
   const recipes = clear($("recipes"));
   for (const r of info.recipes) {
     const how = r.ingredients.length ? ` = ${r.ingredients.join(" + ")} in a ${r.tool}` : `: ${r.tool}`;
-    recipes.append(el("li", {}, el("b", { text: r.product }), how));
+    recipes.append(el("li", {}, el("b", { text: r.product }), how.replace(/\b([A-Za-z]+[A-Z][A-Za-z]*)\b/g, (w) => pretty(w))));
   }
   if (info.join) {
     recipes.append(el("li", { class: "join-world", text:
@@ -253,7 +258,10 @@ function renderState(s) {
   $("dispatcher").textContent = `Dispatcher: ${d.model}${d.thinking ? " (thinking…)" : ""}`;
   $("dispatcher").title = d.why;
   $("status-line").textContent = statusLine(s);
-  renderOrders(s.orders);
+  renderTickets(s);
+  renderBoard(s);
+  renderActions(s);
+  renderPace(s);
   renderAgents(s);
   renderKitchen(s.locations);
   renderLastStep(s.last_step);
@@ -262,17 +270,22 @@ function renderState(s) {
   startClock(s);
   $("restart-inline").hidden = !(s.status === "finished" && app.role !== "spectator");
   $("survey-open").hidden = !(s.status === "finished" && $("survey").hidden);
-  if (s.status === "finished" && $("survey").hidden && !app.surveyDone) {
-    showSurvey({ counts: s.counts, score: s.score, questionnaire: app.questionnaire });
-  }
+
+}
+
+function renderPace(s) {
+  const waiting = s.status === "waiting" && s.starts_in !== null && s.starts_in !== undefined;
+  $("ready").classList.toggle("slot-hidden", !(s.status === "waiting" && app.role !== "spectator"));
+  $("countdown").textContent = waiting ? `Starting in ${Math.ceil(s.starts_in)} s` : "";
+  app.startsAt = waiting ? performance.now() + s.starts_in * 1000 : 0;
 }
 
 function statusLine(s) {
   const people = s.people || {};
   const who = `${people.player || 0} player(s), ${people.head_chef || 0} head chef(s), ${people.spectator || 0} watching`;
   const status = s.status === "waiting" ? "waiting for a player to start" : s.status === "finished" ? "episode over" :
-    s.mode === "turns" ? "turns: a step when everyone has chosen" : `real time: a step every ${s.tick}s`;
-  return `${status} · ${who} · dispatcher: ${s.dispatcher.why}`;
+    s.mode === "turns" ? "turns: a step when everyone has chosen" : `real time: a step every ${s.step_every || s.tick}s`;
+  return `${status} · ${who} · robot team: ${s.dispatcher.name || s.dispatcher.model} (${s.dispatcher.why})`;
 }
 
 function renderOrders(orders) {
@@ -349,7 +362,7 @@ function renderControls(s) {
   const needed = new Set((app.level && app.level.needed_ingredients) || []);
   const button = (command) => el("button", {
     class: command === you.queued ? "cmd-button chosen" : "cmd-button", "data-command": command,
-    text: label(command), onclick: () => send({ type: "command", command }),
+    text: plainCommand(command), onclick: () => send({ type: "command", command }),
   });
   const known = ["noop", "goto", "get", "put", "activate"];
   const verbs = [...known, ...Object.keys(groups).filter((v) => !known.includes(v))];
@@ -378,10 +391,14 @@ function renderControls(s) {
 
 function startClock(s) {
   app.deadline = s.next_step_in === null ? 0 : performance.now() + s.next_step_in * 1000;
-  app.tickLength = s.mode === "turns" ? s.turn_timeout : s.tick;
+  app.tickLength = s.mode === "turns" ? s.turn_timeout : (s.step_every || s.tick);
   if (!app.clockTimer) app.clockTimer = setInterval(drawClock, 100);
 }
 function drawClock() {
+  if (app.startsAt) {
+    const left = Math.max(0, app.startsAt - performance.now()) / 1000;
+    $("countdown").textContent = left > 0 ? `Starting in ${Math.ceil(left)} s` : "Starting…";
+  }
   const left = Math.max(0, app.deadline - performance.now()) / 1000;
   const share = app.deadline ? Math.min(1, left / app.tickLength) : 0;
   $("clock-bar").style.width = `${(share * 100).toFixed(1)}%`;
@@ -391,10 +408,15 @@ function drawClock() {
 function showSurvey(msg) {
   const box = clear($("survey-items"));
   const c = msg.counts;
-  $("survey-summary").textContent = `Served ${c.completed}, expired ${c.failed}, still open ${c.active}. ` +
-    `Collaboration score ${msg.score === null || msg.score === undefined ? "–" : msg.score.toFixed(2)}.`;
-  const asked = app.role !== "spectator";
-  for (const q of msg.questionnaire || app.questionnaire) {
+  $("survey-summary").textContent = `Team: served ${c.completed}, expired ${c.failed}, still open ${c.active}. ` +
+    `Team score ${msg.score === null || msg.score === undefined ? "–" : msg.score.toFixed(2)}.`;
+  renderResults(msg);
+  app.lastResults = msg;
+  const asked = (msg.questionnaire || []).length > 0;
+  $("survey-questions").hidden = !asked;
+  $("survey-submit").hidden = !asked;
+  $("survey-skip").textContent = asked ? "Skip" : "Close";
+  for (const q of msg.questionnaire || []) {
     const row = el("fieldset", { class: "likert", "data-item": q.id }, el("legend", { text: q.text }),
       el("span", { class: "end", text: q.low }));
     for (let v = 1; v <= 5; v++) {
@@ -434,7 +456,8 @@ function wire() {
     send({
       type: "create_room", admin_token: app.admin, level: $("create-level").value,
       agents: Number($("create-agents").value), tau: Number($("create-tau").value), mode: $("create-mode").value,
-      tick: Number($("create-tick").value), public: $("create-public").checked, model: model || undefined,
+      tick: Number($("create-tick").value), human_tick: Number($("create-human-tick").value),
+      countdown: Number($("create-countdown").value), public: $("create-public").checked, model: model || undefined,
     });
   });
   $("model-form").addEventListener("submit", (event) => {
@@ -460,8 +483,11 @@ function wire() {
   $("restart-inline").addEventListener("click", () => { app.surveyDone = false; send({ type: "restart" }); });
   $("survey-open").addEventListener("click", () => {
     const s = app.lastState;
-    if (s) showSurvey({ counts: s.counts, score: s.score, questionnaire: app.questionnaire });
+    if (app.lastResults) showSurvey(app.lastResults);
+    else if (s) showSurvey({ counts: s.counts, score: s.score, questionnaire: [] });
   });
+  $("ready").addEventListener("click", () => send({ type: "start" }));
+  $("practice").addEventListener("click", () => send({ type: "practice" }));
   setInterval(() => { if (!app.room && app.ws && app.ws.readyState === WebSocket.OPEN) refreshRooms(); }, 5000);
 }
 
