@@ -97,6 +97,9 @@ async def test_watch_a_minecraft_room_in_chromium(tmp_path: Path, require: Any) 
             await expect(page.locator("#status-line")).to_contain_text("real time: a step every 1s")
             await expect(page.locator("#status-line")).to_contain_text("1 watching")
             assert "cuisine" not in (await page.content()).lower()
+            # The board draws the world; every detail is also in tables behind "The kitchen as tables".
+            await expect(page.locator("#board .tile").first).to_be_visible(timeout=15_000)
+            await page.get_by_text("The kitchen as tables").click()
             for name in ("", "app.js", "style.css"):
                 assert "cuisine" not in (await (await page.request.get(server.url + name)).text()).lower(), name
             await expect(page.locator("#recipes")).to_contain_text(
@@ -163,8 +166,8 @@ async def test_watch_a_minecraft_room_in_chromium(tmp_path: Path, require: Any) 
             await expect(survey).to_be_visible(timeout=60_000)
             counts = room.session.counts
             await expect(page.locator("#survey-summary")).to_contain_text(
-                f"Served {counts.completed}, expired {counts.failed}, still open {counts.active}.")
-            await expect(survey.get_by_role("button", name="Skip")).to_be_visible()
+                f"Team: served {counts.completed}, expired {counts.failed}, still open {counts.active}.")
+            await expect(survey.locator("fieldset.likert")).to_have_count(0)  # the questionnaire is for players
             for restart in ("#restart", "#restart-inline"):  # a watcher cannot restart the room
                 await expect(page.locator(restart)).to_be_hidden()
             await expect(page.locator("#step")).to_have_text(str(STEPS))
