@@ -99,28 +99,26 @@ def extract_commands(text: str, agents: Sequence[str]) -> list[Command]:
     return [first[a] for a in agents if a in first]
 
 
+def _quote(word: str) -> str:
+    return '"' + word.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
 def _alt(words: Sequence[str]) -> str:
     return " | ".join(f'"{w}"' for w in sorted(set(words)))
 
 
 def gbnf(agents: Sequence[str], targets: Sequence[str], mobs: Sequence[str], blocks: Sequence[str],
          items: Sequence[str]) -> str:
-    """A GBNF grammar for the local model: one command per line, one line per agent."""
-    return "\n".join([
-        "root ::= line+",
-        'line ::= command "\\n"',
-        "command ::= goto | kill | mine | fuel | input | takeout | chest | noop",
-        f"agent ::= {_alt(agents)}",
-        f"target ::= {_alt(targets)}",
-        f"mob ::= {_alt(mobs)}",
-        f"block ::= {_alt(blocks)}",
-        f"item ::= {_alt(items)}",
-        'goto ::= "goto(" agent ", " target ")"',
-        'kill ::= "killMob(" agent ", " mob ")"',
-        'mine ::= "mineBlock(" agent ", " block ")"',
-        'fuel ::= "putFuelFurnace(" agent ", " item ")"',
-        'input ::= "putItemFurnace(" agent ", " item ")"',
-        'takeout ::= "takeOutFurnace(" agent ")"',
-        'chest ::= "putInChest(" agent ", " item ")"',
-        'noop ::= "noop(" agent ")"',
-    ]) + "\n"
+    """A GBNF grammar for the local model: exactly one command line per agent, in team order,
+    then the grammar ends (no repeated lines up to the token limit)."""
+    lines = [f"root ::= {' '.join(f'agent{i}' for i in range(len(agents)))}"]
+    for i, agent in enumerate(agents):
+        a = _quote(agent)
+        lines.append(
+            f'agent{i} ::= ( "goto(" {a} ", " target ")" | "killMob(" {a} ", " mob ")" '
+            f'| "mineBlock(" {a} ", " block ")" | "putFuelFurnace(" {a} ", " item ")" '
+            f'| "putItemFurnace(" {a} ", " item ")" | "takeOutFurnace(" {a} ")" '
+            f'| "putInChest(" {a} ", " item ")" | "noop(" {a} ")" ) "\\n"')
+    lines += [f"target ::= {_alt(targets)}", f"mob ::= {_alt(mobs)}", f"block ::= {_alt(blocks)}",
+              f"item ::= {_alt(items)}"]
+    return "\n".join(lines) + "\n"

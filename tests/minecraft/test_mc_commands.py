@@ -84,9 +84,11 @@ def test_parse_only_raises_syntax_errors(text: str) -> None:
     assert command.agent in AGENTS
 
 
-def test_gbnf_names_every_rule() -> None:
+def test_gbnf_is_one_line_per_agent_in_team_order() -> None:
     grammar = gbnf(AGENTS, ["chest", "furnace"], ["cow"], ["coal_ore"], ["beef", "coal"])
-    assert grammar.startswith("root ::= line+")
-    for rule in ("goto ::=", "kill ::=", "mine ::=", "fuel ::=", "input ::=", "takeout ::=", "chest ::=", "noop ::="):
-        assert rule in grammar
-    assert 'agent ::= "Alex" | "Steve"' in grammar
+    rules = dict(line.split(" ::= ", 1) for line in grammar.strip().splitlines())
+    assert rules["root"] == "agent0 agent1"
+    assert '"noop(" "Alex" ")"' in rules["agent0"] and "Steve" not in rules["agent0"]
+    assert '"killMob(" "Steve" ", " mob ")"' in rules["agent1"] and rules["agent1"].endswith('"\\n"')
+    assert rules["target"] == '"chest" | "furnace"' and rules["item"] == '"beef" | "coal"'
+    assert not any(op in grammar for op in ("+", "*")), "no repetition: the grammar ends after the last agent"
