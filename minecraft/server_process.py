@@ -118,6 +118,11 @@ class EmbeddedServer:
         self._admin_lock = asyncio.Lock()
 
     @property
+    def pid(self) -> int | None:
+        """The server process id while it runs (fault tests pause or kill it)."""
+        return self._proc.pid if self.alive and self._proc is not None else None
+
+    @property
     def alive(self) -> bool:
         """True while the server process runs (False after a crash, a kill or `stop`)."""
         return self._proc is not None and self._proc.returncode is None

@@ -113,7 +113,11 @@ class MinecraftSession(DomainSession):
             self.address = await self.server.start(port=self.server_port)
         await self.bridge.start()
         self.bridge.on_restart.append(self._reconnect_all)
-        await self._reconnect_all()
+        try:
+            await self._reconnect_all()
+        except ActionFailed as exc:  # e.g. version_mismatch: one line naming both versions
+            await self.close()
+            raise WorldLost(exc.message) from None
         self._started = True
 
     async def close(self) -> None:
@@ -347,6 +351,11 @@ class MinecraftSession(DomainSession):
             raise WorldLost(f"the embedded Minecraft server died and did not start again: {exc}") from exc
         self._down.update(self.agents)
         await self._rejoin()
+        # the old bots' goodbyes (end, kicked) may still be queued: they are about the dead server
+        while not self.bridge.events.empty():
+            event = self.bridge.events.get_nowait()
+            if event.event == "chat" and event.from_ and event.message:
+                self._instructions.append(f"{event.from_}: {event.message}")
         await self._kitchen(f"clock {self.kitchen.clock}")
         await self._observe()
         self.orders.credited = {d: self.obs.chest().get(d, 0) for d in self.orders.dishes}

@@ -4,12 +4,15 @@
 // reconnect (`connect` again with the same name).
 
 const mineflayer = require('mineflayer')
+const minecraftData = require('minecraft-data')
+const { ping } = require('minecraft-protocol')
 const { pathfinder, Movements } = require('mineflayer-pathfinder')
 const { Task, ActionError, waitFor } = require('./task')
 const { counts } = require('./actions')
 
 const SPAWN_TIMEOUT_MS = 20000
 const AUTH_TIMEOUT_MS = 3000
+const PING_TIMEOUT_MS = 5000
 
 class BotHost {
   constructor (emit) {
@@ -38,7 +41,9 @@ class BotHost {
 
   async connect ({ names, host = '127.0.0.1', port, version, token = null }) {
     if (!Array.isArray(names) || names.length === 0) throw new ActionError('bad_args', 'names must be a non-empty list')
-    const started = names.filter(n => !(this.bots.get(n) && this.bots.get(n).connected)).map(n => this.connectOne(n, host, port, version, token))
+    const missing = names.filter(n => !(this.bots.get(n) && this.bots.get(n).connected))
+    if (missing.length) await checkVersion(host, port, version)
+    const started = missing.map(n => this.connectOne(n, host, port, version, token))
     await Promise.all(started)
     return { connected: this.names().filter(n => this.bots.get(n).connected) }
   }
@@ -170,6 +175,24 @@ class BotHost {
     for (const entry of this.bots.values()) {
       try { entry.bot.quit('bridge closing') } catch (err) { /* already gone */ }
     }
+  }
+}
+
+// Ask the server which version it speaks before a bot joins: a bot of another version would
+// only wait for a spawn that never comes. An unreachable server is left to the join to report.
+async function checkVersion (host, port, version) {
+  let reply = null
+  try {
+    reply = await ping({ host, port: Number(port), closeTimeout: PING_TIMEOUT_MS, noPongTimeout: PING_TIMEOUT_MS })
+  } catch (err) {
+    return
+  }
+  const theirs = reply && reply.version
+  if (!theirs || typeof theirs.protocol !== 'number') return
+  const ours = minecraftData(version)
+  if (ours && ours.version && ours.version.version !== theirs.protocol) {
+    const name = String(theirs.name || `protocol ${theirs.protocol}`).replace(/\s+/g, ' ')
+    throw new ActionError('version_mismatch', `the server at ${host}:${port} speaks Minecraft ${name} but the bots were started for ${version} (use --mc-version ${name})`)
   }
 }
 
