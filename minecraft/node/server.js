@@ -50,7 +50,8 @@ function main () {
       [plugin('containers.js')]: {},
       [plugin('furnace.js')]: {},
       [plugin('mobs.js')]: {},
-      [plugin('block_respawn.js')]: {}
+      [plugin('block_respawn.js')]: {},
+      [plugin('players.js')]: {}
     },
     modpe: false,
     'view-distance': 4,
