@@ -8,9 +8,9 @@ the kitchen. Defaults are short episodes so the whole run takes a few minutes on
     python benchmarks/minecraft_planner.py --steps 60 --episodes 3 --cook-ticks 200
 
 Rate per tau = completed / (completed + failed + still active at the end), CoS = mean of the
-rates (the paper's accounting, see shared/reference/cuisineworld.md section 7). Note that the
-Minecraft kitchen runs in real time: the furnace cooks per server tick while a dispatcher step
-takes as long as its slowest action, so cook ticks change the numbers.
+rates (the paper's accounting, see shared/reference/cuisineworld.md section 7). The kitchen runs
+in lockstep: each dispatcher step advances it by 40 game ticks however long the actions take, so
+the rates no longer depend on machine speed; seconds per step still do.
 """
 
 from __future__ import annotations

@@ -99,8 +99,12 @@ def extract_commands(text: str, agents: Sequence[str]) -> list[Command]:
     return [first[a] for a in agents if a in first]
 
 
+def _quote(word: str) -> str:
+    return '"' + word.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
 def _alt(words: Sequence[str]) -> str:
-    return " | ".join(f'"{w}"' for w in sorted(set(words)))
+    return " | ".join(_quote(w) for w in sorted(set(words)))
 
 
 def gbnf(agents: Sequence[str], targets: Sequence[str], mobs: Sequence[str], blocks: Sequence[str],

@@ -1,11 +1,15 @@
 """Minecraft as a `Domain`: sessions (embedded flying-squid or your own server), its planner.
 
 Settings only Minecraft has travel in `GameSpec.options`: ``mc_host``, ``mc_port`` (with no host:
-the port the embedded server listens on, so people can join), ``mc_version`` and ``cook_ticks``.
+the port the embedded server listens on, so people can join), ``mc_version``, ``cook_ticks``,
+``mc_bind`` (the address the embedded world listens on; loopback by default, a warning otherwise;
+`serve --host` is the page's address, not the world's), ``mc_clock`` (``lockstep``, the default,
+or ``realtime`` for people playing along) and ``step_ticks`` (game ticks per step in lockstep).
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -16,7 +20,7 @@ from minecraft.server_process import MC_VERSION, KitchenConfig, ServerAddress
 from minecraft.session import AGENT_NAMES, MinecraftSession
 
 LEVEL = "minecraft"
-OPTIONS = ("mc_host", "mc_port", "mc_version", "cook_ticks")
+OPTIONS = ("mc_host", "mc_port", "mc_version", "cook_ticks", "mc_bind", "mc_clock", "step_ticks")
 #: Episode length when `--steps` is not given (the reference release's 60 dispatcher steps).
 DEFAULT_STEPS = 60
 #: The MindAgent paper's Table 5 (GPT-4, two bots).
@@ -53,6 +57,8 @@ class MinecraftDomain:
         cook = spec.options.get("cook_ticks")
         if cook is not None and spec.options.get("mc_host") is not None:
             raise SpecError(f"{self.name}: --cook-ticks sets the embedded server; it cannot change a server at --mc-host")
+        if spec.options.get("mc_clock") not in (None, "lockstep", "realtime"):
+            raise SpecError(f"{self.name}: --mc-clock is lockstep or realtime, not {spec.options['mc_clock']}")
         return spec.with_(domain=self.name, level=LEVEL)
 
     def make_session(self, spec: GameSpec) -> MinecraftSession:
@@ -62,10 +68,14 @@ class MinecraftDomain:
         if o.get("mc_host"):
             address = ServerAddress(str(o["mc_host"]), int(o.get("mc_port") or 25565), version=version)
             return MinecraftSession(n_agents=spec.agents, tau=spec.tau, seed=spec.seed, max_steps=steps, address=address)
-        kitchen = KitchenConfig(seed=spec.seed) if o.get("cook_ticks") is None else \
-            KitchenConfig(seed=spec.seed, cook_ticks=int(o["cook_ticks"]))
+        base = KitchenConfig(seed=spec.seed)
+        kitchen = dataclasses.replace(
+            base, cook_ticks=int(o.get("cook_ticks") or base.cook_ticks),
+            clock="realtime" if o.get("mc_clock") == "realtime" else "lockstep",
+            step_ticks=int(o.get("step_ticks") or base.step_ticks))
         return MinecraftSession(n_agents=spec.agents, tau=spec.tau, seed=spec.seed, max_steps=steps, kitchen=kitchen,
-                                server_port=int(o.get("mc_port") or 0), version=version)
+                                server_port=int(o.get("mc_port") or 0), version=version,
+                                bind=str(o.get("mc_bind") or "127.0.0.1"))
 
     def make_policy(self, name: str, seed: int) -> Policy[Any]:
         if name == "planner":

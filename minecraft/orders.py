@@ -12,6 +12,12 @@ stream depends only on those two numbers. One order arrives at reset, then one e
 `interval` steps, skipped while `MAX_ACTIVE` are open. An order is completed when the chest
 holds more of its dish than was already credited (oldest order first); it fails when its
 lifetime runs out.
+
+A dish that reaches the chest while no open order asks for it (typically cooked meat that
+arrives after its order expired) is credited at once and counts for nothing: it never completes
+a later order by itself. The step reports it (`unmatched`), so the dispatcher hears why. The
+reference release would let it complete the next order of that dish; we do not, because that
+credits an order at a step where nobody acted for it.
 """
 
 from __future__ import annotations
@@ -60,6 +66,8 @@ class OrderBook:
     completed: list[Order] = field(default_factory=list)
     failed: list[Order] = field(default_factory=list)
     credited: dict[str, int] = field(default_factory=dict)
+    #: dishes that reached the chest in the last `advance` with no open order for them
+    unmatched: dict[str, int] = field(default_factory=dict)
     rng: random.Random = field(init=False)
 
     def __post_init__(self) -> None:
@@ -78,7 +86,7 @@ class OrderBook:
 
         The generator carries over between episodes, as in the reference.
         """
-        self.active, self.completed, self.failed = [], [], []
+        self.active, self.completed, self.failed, self.unmatched = [], [], [], {}
         self.credited = {d: chest.get(d, 0) for d in self.dishes}
         self._draw(step)
 
@@ -91,6 +99,12 @@ class OrderBook:
                 done.append(order)
         for order in done:
             self.active.remove(order)
+        self.unmatched = {}
+        for dish, n in chest.items():
+            surplus = n - self.credited.get(dish, 0)
+            if dish in self.dishes and surplus > 0:
+                self.credited[dish] = n
+                self.unmatched[dish] = surplus
         expired = [o for o in self.active if o.remaining(step) <= 0]
         for order in expired:
             self.active.remove(order)

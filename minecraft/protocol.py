@@ -113,6 +113,7 @@ class KitchenView(_Lenient):
     """The server plugin's own dump (``kitchen state``): the authority on containers and mobs."""
 
     tick: int = 0
+    config: dict[str, Any] = Field(default_factory=dict)
     furnaces: list[FurnaceView] = Field(default_factory=list)
     chests: list[ChestView] = Field(default_factory=list)
     mobs: list[MobView] = Field(default_factory=list)

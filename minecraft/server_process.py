@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import json
 import logging
+import os
+import secrets
 import shutil
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 from pydantic import ValidationError
 
@@ -38,16 +41,45 @@ class ServerAddress:
     version: str = MC_VERSION
     # True only for our embedded server: `/kitchen` (state, reset) is available.
     kitchen_plugin: bool = False
+    # The embedded server's admin token: bots that present it become operators.
+    admin_token: str | None = field(default=None, repr=False)
+
+
+Clock = Literal["lockstep", "realtime"]
+#: Game ticks one dispatcher step advances the kitchen in lockstep (20 ticks = 1 s of game time).
+STEP_TICKS = 40
 
 
 @dataclass(frozen=True, slots=True)
 class KitchenConfig:
-    """Timing knobs of the embedded kitchen. Vanilla cooks in 200 ticks; tests use 20-40."""
+    """Timing knobs of the embedded kitchen. Vanilla cooks in 200 ticks; tests use 20-40.
+
+    `clock`: ``lockstep`` (default) freezes the kitchen between steps and advances it by
+    `step_ticks` game ticks per dispatcher step, so an episode depends only on the seed and the
+    commands; ``realtime`` runs 20 ticks per wall-clock second, for people playing along (results
+    then depend on machine speed and model latency). Respawn delays are counted in kitchen time
+    (50 ms per tick).
+    """
 
     cook_ticks: int = 100
     mob_respawn_ms: int = 3000
     block_respawn_ms: int = 5000
     seed: int = 0
+    clock: Clock = "lockstep"
+    step_ticks: int = STEP_TICKS
+
+
+def warn_if_public(host: str) -> bool:
+    """Log a warning when the world listens beyond this machine (offline mode: anyone may join
+    under any name); True if it does."""
+    try:
+        loopback = ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = host == "localhost"
+    if not loopback:
+        log.warning("the Minecraft world listens on %s: offline mode, so anyone who can reach it can join "
+                    "under any name (only operators can run /kitchen and /kill)", host)
+    return not loopback
 
 
 def parse_server_line(line: str) -> ServerLine | None:
@@ -73,28 +105,46 @@ class EmbeddedServer:
         await server.stop()
     """
 
-    def __init__(self, config: KitchenConfig | None = None, version: str = MC_VERSION) -> None:
+    def __init__(self, config: KitchenConfig | None = None, version: str = MC_VERSION, host: str = "127.0.0.1") -> None:
         self.config = config or KitchenConfig()
         self.version = version
+        self.host = host
+        self.admin_token = secrets.token_hex(16)
+        self.port = 0
         self.address: ServerAddress | None = None
         self._proc: asyncio.subprocess.Process | None = None
         self._lines: asyncio.Queue[ServerLine] = asyncio.Queue()
         self._reader: asyncio.Task[None] | None = None
         self._admin_lock = asyncio.Lock()
 
+    @property
+    def pid(self) -> int | None:
+        """The server process id while it runs (fault tests pause or kill it)."""
+        return self._proc.pid if self.alive and self._proc is not None else None
+
+    @property
+    def alive(self) -> bool:
+        """True while the server process runs (False after a crash, a kill or `stop`)."""
+        return self._proc is not None and self._proc.returncode is None
+
     async def start(self, port: int = 0) -> ServerAddress:
+        """Start the server; a restart reuses the port it got the first time (people keep their address)."""
+        warn_if_public(self.host)
         node = shutil.which("node")
         if node is None:
             raise BridgeStartError("node is not on PATH")
         if not (NODE_DIR / "node_modules" / "flying-squid").is_dir():
             raise BridgeStartError(f"run `npm ci` in {NODE_DIR} first")
         cfg = self.config
-        args = [node, str(NODE_DIR / "server.js"), "--port", str(port), "--version", self.version,
+        port = port or self.port
+        args = [node, str(NODE_DIR / "server.js"), "--port", str(port), "--host", self.host, "--version", self.version,
                 "--cook-ticks", str(cfg.cook_ticks), "--mob-respawn-ms", str(cfg.mob_respawn_ms),
-                "--block-respawn-ms", str(cfg.block_respawn_ms), "--seed", str(cfg.seed)]
+                "--block-respawn-ms", str(cfg.block_respawn_ms), "--seed", str(cfg.seed), "--clock", cfg.clock]
+        self._lines = asyncio.Queue()
         self._proc = await asyncio.create_subprocess_exec(
             *args, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL, limit=16 * 1024 * 1024,
+            env={**os.environ, "MINDAGENT_ADMIN_TOKEN": self.admin_token},
         )
         self._reader = asyncio.create_task(self._read_loop())
         try:
@@ -103,7 +153,9 @@ class EmbeddedServer:
             await self.stop()
             raise BridgeStartError("the embedded server did not start") from exc
         assert first.port is not None
-        self.address = ServerAddress("127.0.0.1", first.port, self.version, kitchen_plugin=True)
+        self.port = first.port
+        reach = "127.0.0.1" if self.host in ("0.0.0.0", "::", "") else self.host
+        self.address = ServerAddress(reach, first.port, self.version, kitchen_plugin=True, admin_token=self.admin_token)
         log.info("embedded Minecraft server on port %d", first.port)
         return self.address
 
@@ -126,6 +178,12 @@ class EmbeddedServer:
             raise RuntimeError("the server is not running")
         self._proc.stdin.write(line.encode() + b"\n")
         await self._proc.stdin.drain()
+
+    async def kill(self) -> None:
+        """Kill the process without a goodbye (what a crash looks like); for fault tests."""
+        if self._proc is not None and self._proc.returncode is None:
+            self._proc.kill()
+            await self._proc.wait()
 
     async def stop(self) -> None:
         proc = self._proc

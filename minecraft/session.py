@@ -2,9 +2,16 @@
 
 Agent i is the bot named ``agents[i]`` (Alex, Steve, then more names). A step checks the joint
 command list against the latest observation, runs the accepted actions concurrently over the
-bridge (each bounded by its own timeout), observes once, then advances the orders. A bot that
-died or left is reconnected and the episode goes on; its command in that step is refused with
-the reason. Chat lines of a human player are kept for `pending_instructions`.
+bridge (each bounded by its own timeout), then, in lockstep, advances the kitchen clock by
+`step_ticks` game ticks (the kitchen stands still while actions run and while the dispatcher
+thinks), observes once, and advances the orders. A bot that died or left is reconnected and the
+episode goes on; its command in that step is refused with the reason. Chat lines of a human
+player are kept for `pending_instructions`.
+
+Every command's outcome becomes one line of the step's notes (the next prompt's feedback), with
+order news and faults. Faults: a dead embedded server is restarted (kitchen rebuilt, bots
+rejoined, a note in the step) at most `MAX_SERVER_RESTARTS` times; a world that stays out of
+reach ends the episode with `WorldLost` after `MAX_STEPS_UNREACHABLE` steps.
 """
 
 from __future__ import annotations
@@ -27,9 +34,9 @@ from minecraft.orders import OrderBook
 from minecraft.prompt import prompt_parts
 from minecraft.protocol import EventLine, Observation
 from minecraft.results import ActionDone, ActionError, Outcome
-from minecraft.server_process import EmbeddedServer, KitchenConfig, ServerAddress
+from minecraft.server_process import MC_VERSION, EmbeddedServer, KitchenConfig, ServerAddress
 from minecraft.state import state_text
-from minecraft.transport import ActionFailed, BridgeError, BridgeTransport
+from minecraft.transport import ActionFailed, BridgeError, BridgeStartError, BridgeTransport
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +45,15 @@ ACTION_TIMEOUT_S = {Verb.KILL_MOB: 30.0, Verb.MINE_BLOCK: 20.0}
 DEFAULT_ACTION_TIMEOUT_S = 20.0
 CONNECT_TIMEOUT_S = 30.0
 OBSERVE_TIMEOUT_S = 5.0
+ADVANCE_TIMEOUT_S = 10.0
+#: How often a dead embedded server is started again within one session.
+MAX_SERVER_RESTARTS = 2
+#: Steps in a row with no bot in the world before the episode ends with `WorldLost`.
+MAX_STEPS_UNREACHABLE = 3
+
+
+class WorldLost(RuntimeError):
+    """The Minecraft world is gone for good (the server cannot be restarted or reached)."""
 
 
 class Bridge(Protocol):
@@ -65,7 +81,7 @@ class MinecraftSession(DomainSession):
     def __init__(self, *, n_agents: int = 2, tau: float = 2.0, seed: int = 0, max_steps: int = 60,
                  address: ServerAddress | None = None, kitchen: KitchenConfig | None = None,
                  bridge: Bridge | None = None, agent_names: Sequence[str] | None = None,
-                 server_port: int = 0, version: str | None = None) -> None:
+                 server_port: int = 0, version: str | None = None, bind: str = "127.0.0.1") -> None:
         names = list(agent_names or AGENT_NAMES[:n_agents])
         names += [f"Agent{i}" for i in range(len(names), n_agents)]
         self.agents: list[str] = names[:n_agents]
@@ -74,7 +90,7 @@ class MinecraftSession(DomainSession):
         self.kitchen = kitchen or KitchenConfig(seed=seed)
         self.server_port = server_port
         self.server = None if address is not None else (
-            EmbeddedServer(self.kitchen) if version is None else EmbeddedServer(self.kitchen, version))
+            EmbeddedServer(self.kitchen, version or MC_VERSION, host=bind))
         self.bridge: Bridge = bridge or BridgeTransport()
         self.orders = OrderBook(tau=tau, seed=seed)
         self.obs = Observation()
@@ -83,6 +99,9 @@ class MinecraftSession(DomainSession):
         self._down: set[str] = set()
         self._died: set[str] = set()
         self._instructions: list[str] = []
+        self.server_restarts = 0
+        self._bridge_restarts_seen = 0
+        self._unreachable_steps = 0
 
     # ---- lifecycle -------------------------------------------------------------------------
 
@@ -94,7 +113,11 @@ class MinecraftSession(DomainSession):
             self.address = await self.server.start(port=self.server_port)
         await self.bridge.start()
         self.bridge.on_restart.append(self._reconnect_all)
-        await self._reconnect_all()
+        try:
+            await self._reconnect_all()
+        except ActionFailed as exc:  # e.g. version_mismatch: one line naming both versions
+            await self.close()
+            raise WorldLost(exc.message) from None
         self._started = True
 
     async def close(self) -> None:
@@ -115,9 +138,11 @@ class MinecraftSession(DomainSession):
 
     async def _connect(self, names: Sequence[str]) -> None:
         assert self.address is not None
-        await self.bridge.request("connect", {"names": list(names), "host": self.address.host,
-                                              "port": self.address.port, "version": self.address.version},
-                                  timeout=CONNECT_TIMEOUT_S)
+        args: dict[str, Any] = {"names": list(names), "host": self.address.host, "port": self.address.port,
+                                "version": self.address.version}
+        if self.address.admin_token:
+            args["token"] = self.address.admin_token
+        await self.bridge.request("connect", args, timeout=CONNECT_TIMEOUT_S)
 
     async def _reconnect_all(self) -> None:
         await self._connect(self.agents)
@@ -138,7 +163,9 @@ class MinecraftSession(DomainSession):
         self._drain_events()
         await self._rejoin()
         if self.address is not None and self.address.kitchen_plugin:
+            await self._kitchen(f"clock {self.kitchen.clock}")
             await self.bridge.request("reset", {"seed": self.seed}, timeout=15.0)
+        self._bridge_restarts_seen = self._bridge_restarts()
         self._down.clear()
         self._died.clear()
         await self._observe()
@@ -146,6 +173,7 @@ class MinecraftSession(DomainSession):
 
     async def step(self, commands: Sequence[str]) -> DomainStep:
         self._drain_events()
+        faults = await self._recover()
         checked = checks.check_all(commands, self.agents, self.obs, self.blocked_agents())
         self._died.clear()
         rejoined = await self._rejoin()
@@ -157,13 +185,19 @@ class MinecraftSession(DomainSession):
             if isinstance(outcome, ActionError) and outcome.code == "died" and outcome.agent:
                 self._died.discard(outcome.agent)
         self._step += 1
+        await self._advance_clock()
         await self._observe()
+        faults += self._bridge_notes()
+        self._check_reachable()
         done, expired = self.orders.advance(self._step, self.obs.chest())
         verdicts = [Verdict(text.strip(), isinstance(o, ActionDone), None if isinstance(o, ActionDone) else o,
                             feedback.line(o)) for text, o in zip(commands, outcomes, strict=True)]
-        notes = [f"{name} rejoined the server." for name in rejoined]
+        notes = faults + [v.text for v in verdicts if v.text]
+        notes += [f"{name} rejoined the server." for name in rejoined]
         notes += [f"Order for {o.dish} completed." for o in done]
         notes += [f"Order for {o.dish} ran out of time." for o in expired]
+        notes += [f"{n} {dish} reached the chest with no open order for it; it does not count."
+                  for dish, n in sorted(self.orders.unmatched.items())]
         return DomainStep(verdicts, notes, [o.dish for o in done], [o.dish for o in expired])
 
     def check(self, commands: Sequence[str]) -> list[Verdict]:
@@ -218,10 +252,27 @@ class MinecraftSession(DomainSession):
         ranked = sorted(self.orders.active, key=lambda o: (o.remaining(self._step), o.created))
         return [{"id": o.created, "dish": o.dish, "lifetime": o.remaining(self._step)} for o in ranked]
 
+    @property
+    def clock(self) -> str:
+        """``lockstep`` or ``realtime``: realtime whenever the server has no kitchen clock of ours."""
+        plugin = self.address is not None and self.address.kitchen_plugin
+        return self.kitchen.clock if plugin else "realtime"
+
     def episode_header(self) -> dict[str, Any]:
+        """The kitchen's settings as the server reports them (what actually ran), and the clock."""
         k = self.kitchen
-        return {"kitchen": {"seed": k.seed, "cook_ticks": k.cook_ticks, "mob_respawn_ms": k.mob_respawn_ms,
-                            "block_respawn_ms": k.block_respawn_ms},
+        kitchen: dict[str, Any] = {"seed": k.seed, "cook_ticks": k.cook_ticks, "mob_respawn_ms": k.mob_respawn_ms,
+                                   "block_respawn_ms": k.block_respawn_ms}
+        reported = self.obs.kitchen.config if self.obs.kitchen is not None else {}
+        for ours, theirs in (("cook_ticks", "cookTicks"), ("mob_respawn_ms", "mobRespawnMs"),
+                             ("block_respawn_ms", "blockRespawnMs")):
+            if isinstance(reported.get(theirs), int | float):
+                kitchen[ours] = int(reported[theirs])
+        clock = {"mode": self.clock, "step_ticks": self.kitchen.step_ticks if self.clock == "lockstep" else None,
+                 "note": "lockstep: each step advances the kitchen by step_ticks game ticks; frozen in between"
+                 if self.clock == "lockstep" else "realtime: 20 ticks per wall-clock second; results depend on "
+                 "machine speed and model latency"}
+        return {"kitchen": kitchen, "clock": clock,
                 "server": None if self.address is None else {"version": self.address.version,
                                                              "embedded": self.server is not None}}
 
@@ -269,6 +320,67 @@ class MinecraftSession(DomainSession):
             log.warning("%s failed in the bridge: %s", command.text, exc)
             return ActionError("bridge", command.agent, command.text, str(exc))
         return ActionDone(command.text, command.agent, command.verb.value, result if isinstance(result, dict) else {})
+
+    async def _kitchen(self, command: str, timeout: float = ADVANCE_TIMEOUT_S) -> Any:
+        """A `kitchen` admin command: on the console of our own server, else through a bot."""
+        if self.server is not None and self.server.alive:
+            return await self.server.admin(command, timeout=timeout)
+        return await self.bridge.request("kitchen", {"command": command}, timeout=timeout)
+
+    async def _advance_clock(self) -> None:
+        if self.clock != "lockstep":
+            return
+        try:
+            await self._kitchen(f"advance {self.kitchen.step_ticks}")
+        except (BridgeError, RuntimeError, TimeoutError, EOFError) as exc:
+            log.warning("the kitchen clock did not advance: %s", exc)
+
+    async def _recover(self) -> list[str]:
+        """Restart a dead embedded server (bounded); the notes say what happened."""
+        if self.server is None or self.server.alive or not self._started:
+            return []
+        if self.server_restarts >= MAX_SERVER_RESTARTS:
+            raise WorldLost(f"the embedded Minecraft server died again after {self.server_restarts} restarts; "
+                            "the episode cannot go on")
+        self.server_restarts += 1
+        log.warning("the embedded Minecraft server died; restart %d of %d", self.server_restarts, MAX_SERVER_RESTARTS)
+        await self.server.stop()
+        try:
+            self.address = await self.server.start(port=self.server.port)
+        except BridgeStartError as exc:
+            raise WorldLost(f"the embedded Minecraft server died and did not start again: {exc}") from exc
+        self._down.update(self.agents)
+        await self._rejoin()
+        # the old bots' goodbyes (end, kicked) may still be queued: they are about the dead server
+        while not self.bridge.events.empty():
+            event = self.bridge.events.get_nowait()
+            if event.event == "chat" and event.from_ and event.message:
+                self._instructions.append(f"{event.from_}: {event.message}")
+        await self._kitchen(f"clock {self.kitchen.clock}")
+        await self._observe()
+        self.orders.credited = {d: self.obs.chest().get(d, 0) for d in self.orders.dishes}
+        return [f"The game server stopped and was restarted (restart {self.server_restarts}): the kitchen was "
+                "rebuilt with an empty furnace and chest, and the bots rejoined with their tools only."]
+
+    def _bridge_restarts(self) -> int:
+        return int(getattr(self.bridge, "restarts", 0))
+
+    def _bridge_notes(self) -> list[str]:
+        now = self._bridge_restarts()
+        if now == self._bridge_restarts_seen:
+            return []
+        self._bridge_restarts_seen = now
+        return [f"The bot bridge stopped and was restarted (restart {now}); the bots rejoined."]
+
+    def _check_reachable(self) -> None:
+        if any(self.obs.bots.get(n) is not None and self.obs.bots[n].connected for n in self.agents):
+            self._unreachable_steps = 0
+            return
+        self._unreachable_steps += 1
+        if self._unreachable_steps >= MAX_STEPS_UNREACHABLE:
+            where = "the embedded server" if self.server is not None else \
+                f"{self.address.host}:{self.address.port}" if self.address else "the server"
+            raise WorldLost(f"no bot could reach {where} for {self._unreachable_steps} steps; the episode ends here")
 
     async def _rejoin(self) -> list[str]:
         back = []

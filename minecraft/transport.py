@@ -119,6 +119,11 @@ class BridgeTransport:
     def alive(self) -> bool:
         return self._proc is not None and self._proc.returncode is None
 
+    @property
+    def pid(self) -> int | None:
+        """The Node process id while it runs (fault tests kill it)."""
+        return self._proc.pid if self.alive and self._proc is not None else None
+
     async def start(self) -> None:
         """Spawn the process and wait for its ``ready`` event (no-op while it runs)."""
         if self.alive:

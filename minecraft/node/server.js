@@ -3,10 +3,12 @@
 // offline mode, an in-memory superflat world, survival. stdout carries only machine lines
 // ("mindagent {json}"), first {"kind":"listening","port":N} once the kitchen is built; the
 // server's own log goes to stderr. stdin is flying-squid's console, where the `kitchen`
-// admin command (state | reset [seed] | spawn <mob> | give | config) is available. The process
-// exits when stdin closes, so it never outlives the Python process that started it.
+// admin command (state | reset [seed] | spawn <mob> | give | config | advance <n> | clock <mode>)
+// is available. The process exits when stdin closes, so it never outlives the Python process
+// that started it. The admin token (players who present it become operators) comes from the
+// environment variable MINDAGENT_ADMIN_TOKEN, so it never shows in a process list.
 //
-//   node server.js --port 0 --version 1.19.2 --cook-ticks 40 --seed 0
+//   node server.js --port 0 --host 127.0.0.1 --version 1.19.2 --cook-ticks 40 --seed 0 --clock lockstep
 
 const path = require('path')
 const { DEFAULT_VERSION } = require('./lib/constants')
@@ -44,10 +46,12 @@ function main () {
     // Order matters: kitchen.js creates serv.kitchen, the others hang off it.
     plugins: {
       [plugin('kitchen.js')]: {},
+      [plugin('clock.js')]: {},
       [plugin('containers.js')]: {},
       [plugin('furnace.js')]: {},
       [plugin('mobs.js')]: {},
-      [plugin('block_respawn.js')]: {}
+      [plugin('block_respawn.js')]: {},
+      [plugin('players.js')]: {}
     },
     modpe: false,
     'view-distance': 4,
@@ -59,7 +63,9 @@ function main () {
       seed: Number(args.seed ?? 0),
       cookTicks: Number(args['cook-ticks'] ?? 200),
       mobRespawnMs: Number(args['mob-respawn-ms'] ?? 3000),
-      blockRespawnMs: Number(args['block-respawn-ms'] ?? 5000)
+      blockRespawnMs: Number(args['block-respawn-ms'] ?? 5000),
+      clock: args.clock || 'lockstep',
+      adminToken: process.env.MINDAGENT_ADMIN_TOKEN || null
     }
   })
 

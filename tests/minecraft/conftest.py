@@ -83,7 +83,7 @@ class FakeBridge:
         return answer
 
     def action_calls(self) -> list[tuple[str, dict[str, Any]]]:
-        return [(op, a) for op, a in self.calls if op not in ("observe", "connect", "reset")]
+        return [(op, a) for op, a in self.calls if op not in ("observe", "connect", "reset", "kitchen")]
 
 
 @pytest.fixture

@@ -84,7 +84,7 @@ def test_parse_only_raises_syntax_errors(text: str) -> None:
     assert command.agent in AGENTS
 
 
-def test_gbnf_names_every_rule() -> None:
+def test_gbnf_is_one_line_per_agent_in_team_order() -> None:
     grammar = gbnf(AGENTS, ["chest", "furnace"], ["cow"], ["coal_ore"], ["beef", "coal"])
     assert grammar.startswith('root ::= line0 "\\n" line1\n')
     for verb in ("goto(", "killMob(", "mineBlock(", "putFuelFurnace(", "putItemFurnace(", "takeOutFurnace(",

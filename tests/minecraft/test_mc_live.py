@@ -46,15 +46,17 @@ async def bridge(server: EmbeddedServer) -> AsyncIterator[BridgeTransport]:
     transport = BridgeTransport()
     await transport.start()
     assert server.address is not None
-    await transport.request("connect", {"names": AGENTS, "port": server.address.port,
-                                        "version": server.address.version}, timeout=30)
+    await transport.request("connect", {"names": AGENTS, "port": server.address.port, "version": server.address.version,
+                                        "token": server.address.admin_token}, timeout=30)
     yield transport
     await transport.close()
 
 
 @pytest_asyncio.fixture(loop_scope="module")
 async def kitchen(server: EmbeddedServer, bridge: BridgeTransport) -> EmbeddedServer:
-    """A fresh kitchen for each test: containers emptied, mobs and blocks back, inventories cleared."""
+    """A fresh kitchen for each test: containers emptied, mobs and blocks back, inventories cleared,
+    the clock in lockstep (nothing changes until `advance`)."""
+    await server.admin("clock lockstep")
     await server.admin("reset 1")
     while not bridge.events.empty():
         bridge.events.get_nowait()
@@ -76,7 +78,9 @@ def player(state: dict[str, Any], name: str) -> dict[str, Any]:
     return next(p for p in state["players"] if p["name"] == name)
 
 
-async def test_furnace_cooks_the_meat_a_bot_put_in(kitchen: EmbeddedServer, bridge: BridgeTransport) -> None:
+async def test_furnace_cooks_the_meat_a_bot_put_in_in_real_time(kitchen: EmbeddedServer,
+                                                                  bridge: BridgeTransport) -> None:
+    assert (await kitchen.admin("clock realtime"))["mode"] == "realtime"
     await kitchen.admin("give Alex beef 2")
     await kitchen.admin("give Alex coal 1")
     await until(lambda: bridge.request("observe"), 5)
@@ -102,11 +106,12 @@ async def test_kill_picks_up_the_drop_and_the_mob_respawns(kitchen: EmbeddedServ
     result = await bridge.request("killMob", {"bot": "Steve", "mob": "chicken"})
     assert result["collected"].get("chicken") == 1
     assert player(await kitchen.admin("state"), "Steve")["inventory"].get("chicken") == 1
-
-    async def back() -> bool:
-        return len(chickens(await kitchen.admin("state"))) == before
-
-    await until(back, 10)
+    await asyncio.sleep(2.0)  # wall-clock time does not bring it back: the kitchen clock stands still
+    assert len(chickens(await kitchen.admin("state"))) == before - 1
+    await kitchen.admin("advance 29")  # mob_respawn_ms 1500 = 30 ticks
+    assert len(chickens(await kitchen.admin("state"))) == before - 1
+    await kitchen.admin("advance 1")
+    assert len(chickens(await kitchen.admin("state"))) == before
 
 
 async def test_mined_block_drops_fuel_and_comes_back(kitchen: EmbeddedServer, bridge: BridgeTransport) -> None:
@@ -114,11 +119,8 @@ async def test_mined_block_drops_fuel_and_comes_back(kitchen: EmbeddedServer, br
     assert result["collected"].get("coal", 0) >= 1
     blocks = (await kitchen.admin("state"))["blocks"]
     assert any(b["name"] == "coal_ore" and not b["present"] for b in blocks)
-
-    async def restored() -> bool:
-        return all(b["present"] for b in (await kitchen.admin("state"))["blocks"])
-
-    await until(restored, 10)
+    await kitchen.admin("advance 40")  # block_respawn_ms 2000 = 40 ticks
+    assert all(b["present"] for b in (await kitchen.admin("state"))["blocks"])
 
 
 async def shared_session(kitchen: EmbeddedServer, bridge: BridgeTransport, **kw: Any) -> MinecraftSession:

@@ -4,11 +4,15 @@
 // reconnect (`connect` again with the same name).
 
 const mineflayer = require('mineflayer')
+const minecraftData = require('minecraft-data')
+const { ping } = require('minecraft-protocol')
 const { pathfinder, Movements } = require('mineflayer-pathfinder')
 const { Task, ActionError, waitFor } = require('./task')
 const { counts } = require('./actions')
 
 const SPAWN_TIMEOUT_MS = 20000
+const AUTH_TIMEOUT_MS = 3000
+const PING_TIMEOUT_MS = 5000
 
 class BotHost {
   constructor (emit) {
@@ -35,14 +39,16 @@ class BotHost {
     return null
   }
 
-  async connect ({ names, host = '127.0.0.1', port, version }) {
+  async connect ({ names, host = '127.0.0.1', port, version, token = null }) {
     if (!Array.isArray(names) || names.length === 0) throw new ActionError('bad_args', 'names must be a non-empty list')
-    const started = names.filter(n => !(this.bots.get(n) && this.bots.get(n).connected)).map(n => this.connectOne(n, host, port, version))
+    const missing = names.filter(n => !(this.bots.get(n) && this.bots.get(n).connected))
+    if (missing.length) await checkVersion(host, port, version)
+    const started = missing.map(n => this.connectOne(n, host, port, version, token))
     await Promise.all(started)
     return { connected: this.names().filter(n => this.bots.get(n).connected) }
   }
 
-  async connectOne (name, host, port, version) {
+  async connectOne (name, host, port, version, token) {
     const old = this.bots.get(name)
     if (old) old.bot.removeAllListeners()
     const bot = mineflayer.createBot({ host, port: Number(port), username: name, version, auth: 'offline', hideErrors: true, logErrors: false })
@@ -59,13 +65,41 @@ class BotHost {
       bot.pathfinder.thinkTimeout = 3000
     })
     this.wireEvents(name, entry)
+    const refused = (event) => {
+      const p = waitFor(bot, event, { timeoutMs: SPAWN_TIMEOUT_MS + 1000, what: `${name} ${event}` })
+      p.catch(() => {})
+      return p.then(([reason]) => {
+        const text = typeof reason === 'string' ? reason : JSON.stringify(reason)
+        throw new ActionError('connect_failed', `${name} was refused: ${text}`)
+      })
+    }
     try {
-      await waitFor(bot, 'spawn', { timeoutMs: SPAWN_TIMEOUT_MS, code: 'connect_failed', what: `${name} spawn` })
+      await Promise.race([
+        waitFor(bot, 'spawn', { timeoutMs: SPAWN_TIMEOUT_MS, code: 'connect_failed', what: `${name} spawn` }),
+        refused('kicked'),
+        refused('end')
+      ])
     } catch (err) {
       bot.end()
-      throw err
+      throw versionHint(bot, version, err)
     }
     entry.connected = true
+    if (token) await this.authorize(bot, name, token)
+  }
+
+  // Become an operator of our kitchen server (the admin token); other servers simply say no.
+  async authorize (bot, name, token) {
+    const reply = waitFor(bot, 'messagestr', {
+      filter: (msg) => typeof msg === 'string' && msg.startsWith('mindagent {') && msg.includes('"kind":"auth"'),
+      timeoutMs: AUTH_TIMEOUT_MS,
+      what: 'auth reply'
+    })
+    bot.chat('/kitchen auth ' + token)
+    try {
+      await reply
+    } catch (err) {
+      console.error(`${name} auth: ${err.message}`)
+    }
   }
 
   wireEvents (name, entry) {
@@ -142,6 +176,35 @@ class BotHost {
       try { entry.bot.quit('bridge closing') } catch (err) { /* already gone */ }
     }
   }
+}
+
+// Ask the server which version it speaks before a bot joins: a bot of another version would
+// only wait for a spawn that never comes. An unreachable server is left to the join to report.
+async function checkVersion (host, port, version) {
+  let reply = null
+  try {
+    reply = await ping({ host, port: Number(port), closeTimeout: PING_TIMEOUT_MS, noPongTimeout: PING_TIMEOUT_MS })
+  } catch (err) {
+    return
+  }
+  const theirs = reply && reply.version
+  if (!theirs || typeof theirs.protocol !== 'number') return
+  const ours = minecraftData(version)
+  if (ours && ours.version && ours.version.version !== theirs.protocol) {
+    const name = String(theirs.name || `protocol ${theirs.protocol}`).replace(/\s+/g, ' ')
+    throw new ActionError('version_mismatch', `the server at ${host}:${port} speaks Minecraft ${name} but the bots were started for ${version} (use --mc-version ${name})`)
+  }
+}
+
+// A server speaking another Minecraft version: one line naming both versions.
+function versionHint (bot, wanted, err) {
+  const server = bot._client && bot._client.serverVersion ? bot._client.serverVersion : null
+  const kick = String(err.message || '')
+  const other = server && server !== wanted ? server : (/(\d+\.\d+(?:\.\d+)?)/.exec(kick.replace(wanted, '')) || [])[1]
+  if (other && other !== wanted) {
+    return new ActionError('version_mismatch', `the server speaks Minecraft ${other} but the bots were started for ${wanted} (use --mc-version ${other})`)
+  }
+  return err
 }
 
 module.exports = { BotHost }

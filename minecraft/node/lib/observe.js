@@ -63,9 +63,10 @@ function botJson (bot, busy) {
 function makeKitchenQuery () {
   let chain = Promise.resolve()
   let failures = 0
+  let answered = false // once our plugin answered, a slow reply (a paused server) is no reason to stop asking
   return function query (bot, command = 'state') {
     const run = async () => {
-      if (failures >= 2 && command === 'state') return null
+      if (!answered && failures >= 2 && command === 'state') return null
       const reply = waitFor(bot, 'messagestr', {
         filter: (msg) => typeof msg === 'string' && msg.startsWith('mindagent {') && msg.includes(`"kind":"${command.split(' ')[0]}"`),
         timeoutMs: KITCHEN_QUERY_MS,
@@ -75,6 +76,7 @@ function makeKitchenQuery () {
       try {
         const [msg] = await reply
         failures = 0
+        answered = true
         const parsed = JSON.parse(msg.slice('mindagent '.length))
         if (!parsed.ok) throw new Error(parsed.error)
         return parsed.result

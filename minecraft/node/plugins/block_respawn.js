@@ -1,14 +1,14 @@
 'use strict'
 // Mined blocks come back. The kitchen's fuel blocks (coal ore, logs) are placed at start; when a
 // player digs one, its drops fall straight down (no random scatter, so a bot standing next to
-// the block picks them up) and the same block state is set again after `blockRespawnMs`,
-// postponed while someone stands in the spot.
+// the block picks them up) and the same block state is set again after `blockRespawnMs` of
+// kitchen time, postponed while someone stands in the spot.
 
 const { Vec3 } = require('vec3')
 const { stateIdFor } = require('../lib/layout')
 
 const RESPAWNING = new Set(['coal_ore', 'oak_log'])
-const OCCUPIED_RETRY_MS = 1000
+const OCCUPIED_RETRY_TICKS = 20
 
 module.exports.server = function (serv) {
   const kitchen = serv.kitchen
@@ -28,15 +28,15 @@ module.exports.server = function (serv) {
     kitchen.emit('blockRespawned', pos)
   }
 
-  kitchen.scheduleBlockRespawn = (pos, stateId, delay) => {
+  kitchen.scheduleBlockRespawn = (pos, stateId, ticks) => {
     const key = keyOf(pos)
     if (pending.has(key)) return
-    const timer = setTimeout(async () => {
+    const timer = kitchen.afterTicks(ticks, async () => {
       pending.delete(key)
-      if (occupied(pos)) return kitchen.scheduleBlockRespawn(pos, stateId, OCCUPIED_RETRY_MS)
+      if (occupied(pos)) return kitchen.scheduleBlockRespawn(pos, stateId, OCCUPIED_RETRY_TICKS)
       if ((await serv.overworld.getBlockStateId(pos)) !== 0) return
       await restore(pos, stateId)
-    }, delay)
+    })
     pending.set(key, { pos, stateId, timer })
   }
 
@@ -50,8 +50,7 @@ module.exports.server = function (serv) {
   })
 
   kitchen.resetHooks.push(async () => {
-    for (const { timer } of pending.values()) clearTimeout(timer)
-    pending.clear()
+    pending.clear() // the clock dropped their timers
     for (const b of known.values()) await serv.setBlock(serv.overworld, b.pos, b.stateId)
   })
 
@@ -65,7 +64,8 @@ module.exports.player = function (player, serv) {
     if (cancelled) return
     for (const drop of data.drops || []) drop.blockDropVelocity = new Vec3(0, 0, 0)
     if (RESPAWNING.has(data.block.name)) {
-      serv.kitchen.scheduleBlockRespawn(data.position.clone(), data.block.stateId, serv.kitchen.config.blockRespawnMs)
+      const kitchen = serv.kitchen
+      kitchen.scheduleBlockRespawn(data.position.clone(), data.block.stateId, kitchen.msToTicks(kitchen.config.blockRespawnMs))
     }
   })
 }

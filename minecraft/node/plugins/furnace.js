@@ -1,5 +1,5 @@
 'use strict'
-// Furnace ticking. Stock flying-squid has no smelting at all. On every server tick each furnace
+// Furnace ticking. Stock flying-squid has no smelting at all. On every kitchen tick each furnace
 // store burns fuel and cooks its input following the vanilla rules (a fuel item is used only
 // when something can cook; progress decays when the fire goes out), with the cook time taken
 // from the kitchen config (vanilla 200 ticks; tests use 20-40). Fuel burn times are scaled by
@@ -85,7 +85,7 @@ module.exports.server = function (serv) {
 
   serv.once('asap', () => {
     Item = require('prismarine-item')(serv.registry)
-    serv.on('tick', () => {
+    kitchen.onTick(() => {
       if (!kitchen.containers) return
       for (const store of kitchen.containers.values()) if (store.kind === 'furnace') step(store)
     })

@@ -3,6 +3,10 @@
 // layout built at start, a deterministic spawn point, the tool kit, inventories kept across
 // reconnects, and the `kitchen` admin command (console stdin or `/kitchen` in chat).
 //
+// Rights: the console is an operator; a player is one after `/kitchen auth <token>` with the
+// admin token the server was started with (the bridge's bots do this), or by `/op`. Anyone may
+// read `/kitchen state`; every other subcommand, and `/kill`, needs an operator.
+//
 // Plugins load in the middle of flying-squid's own plugin list, so everything that needs the
 // world, spawnMob or onBlockInteraction waits for the server's `asap` event.
 
@@ -19,7 +23,8 @@ function readConfig (settings) {
     seed: Number(given.seed ?? 0),
     cookTicks: Number(given.cookTicks ?? VANILLA_COOK_TICKS),
     mobRespawnMs: Number(given.mobRespawnMs ?? 3000),
-    blockRespawnMs: Number(given.blockRespawnMs ?? 5000)
+    blockRespawnMs: Number(given.blockRespawnMs ?? 5000),
+    clock: given.clock === 'realtime' ? 'realtime' : 'lockstep'
   }
 }
 
@@ -44,7 +49,7 @@ module.exports.server = function (serv, settings) {
   kitchen.at = (x, z, dy = 0) => new Vec3(x, kitchen.ground + dy, z)
 
   kitchen.state = () => {
-    const out = { tick: serv.tickCount, config: kitchen.config, players: [] }
+    const out = { tick: kitchen.clock ? kitchen.clock.ticks : serv.tickCount, config: kitchen.config, players: [] }
     for (const part of kitchen.stateParts) Object.assign(out, part())
     for (const player of serv.players) {
       out.players.push({
@@ -84,6 +89,9 @@ module.exports.server = function (serv, settings) {
   kitchen.giveKit = giveKit
 
   serv.once('asap', async () => {
+    // Stock /kill is open to every player; only operators may kill here.
+    const kill = serv.commands.hash && serv.commands.hash.kill
+    if (kill) kill.params.op = true
     const world = serv.overworld
     let y = 120
     while (y > 0 && (await world.getBlockType(new Vec3(LAYOUT.spawn.x, y, LAYOUT.spawn.z))) === 0) y--
@@ -100,12 +108,16 @@ module.exports.server = function (serv, settings) {
 
   serv.commands.add({
     base: 'kitchen',
-    info: 'MindAgent kitchen admin: state | reset [seed] | spawn <mob> | give <player> <item> [n] | config <key> <n>',
-    usage: '/kitchen state|reset|spawn|give|config',
+    info: 'MindAgent kitchen admin: state | reset [seed] | spawn <mob> | give <player> <item> [n] | config <key> <n> | advance <ticks> | clock lockstep|realtime | auth <token>',
+    usage: '/kitchen state|reset|spawn|give|config|advance|clock|auth',
     parse: (str) => str.trim().split(/\s+/),
     async action (args, ctx) {
       const [sub, ...rest] = args
       try {
+        if (sub === 'auth') return kitchen.reply(ctx, { kind: sub, ok: true, result: { op: authorize(ctx, rest[0]) } })
+        if (sub !== 'state' && ctx && ctx.player && !ctx.player.op) {
+          throw new Error('no permission: /kitchen ' + sub + ' needs an operator')
+        }
         const result = await runAdmin(sub, rest)
         kitchen.reply(ctx, { kind: sub, ok: true, result })
       } catch (err) {
@@ -114,8 +126,18 @@ module.exports.server = function (serv, settings) {
     }
   })
 
+  function authorize (ctx, token) {
+    const wanted = settings.kitchen && settings.kitchen.adminToken
+    if (!ctx || !ctx.player) return true
+    if (!wanted || token !== wanted) throw new Error('no permission: wrong admin token')
+    ctx.player.op = true
+    return true
+  }
+
   async function runAdmin (sub, rest) {
     if (sub === 'state') return kitchen.state()
+    if (sub === 'advance') return kitchen.advance(Math.max(0, Math.floor(Number(rest[0] ?? 1))))
+    if (sub === 'clock') return kitchen.setClock(rest[0])
     if (sub === 'reset') {
       await kitchen.reset(rest[0] === undefined ? undefined : Number(rest[0]))
       return kitchen.state()
@@ -127,7 +149,7 @@ module.exports.server = function (serv, settings) {
     if (sub === 'give') return giveItem(rest[0], rest[1], Number(rest[2] ?? 1))
     if (sub === 'config') {
       const key = rest[0]
-      if (!(key in kitchen.config) || key === 'seed') throw new Error('unknown config key ' + key)
+      if (!(key in kitchen.config) || ['seed', 'clock', 'adminToken'].includes(key)) throw new Error('unknown config key ' + key)
       kitchen.config[key] = Number(rest[1])
       return kitchen.config
     }

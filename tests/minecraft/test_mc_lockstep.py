@@ -1,0 +1,102 @@
+"""Lockstep time on the real embedded server: the same seed and commands give the same episode,
+however long the dispatcher takes to answer (marked slow).
+
+Each run starts its own embedded flying-squid kitchen and bridge, plays a short episode through
+the public episode loop with a model that answers the built-in planner's commands after an
+artificial delay (none in one run, random delays of up to 1.5 s in the other), and records it.
+The two recordings must be identical except for wall-clock fields.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mindagent.brains import LLMBrain
+from mindagent.dispatcher import Dispatcher
+from mindagent.episode import run_episode
+from mindagent.llm.base import Completion, GenerationConfig, Message, Usage
+from mindagent.prompt.builder import PromptConfig
+from mindagent.recording import Recorder, read_recording
+from minecraft import KitchenConfig, MinecraftPlanner, MinecraftSession
+from minecraft.transport import NODE_DIR
+
+pytestmark = [pytest.mark.slow, pytest.mark.asyncio]
+STEPS = 14
+WALL_CLOCK = {"latency_s"}
+
+
+class SlowPlanner:
+    """A 'model' that answers with the planner's commands after a delay drawn per step."""
+
+    name = "slow-planner"
+
+    def __init__(self, session: MinecraftSession, delays: Sequence[float]) -> None:
+        self.session = session
+        self.delays = list(delays)
+        self.planner = MinecraftPlanner()
+        self.planner.reset(session)
+        self.prompts: list[str] = []
+
+    async def complete(self, messages: Sequence[Message], config: GenerationConfig,
+                       grammar: str | None = None) -> Completion:
+        self.prompts.append(messages[-1].content)
+        await asyncio.sleep(self.delays[self.session.step_index])
+        return Completion("\n".join(self.planner.act(self.session)), Usage(latency_s=0.0))
+
+    async def aclose(self) -> None:
+        return None
+
+
+def without_wall_clock(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: without_wall_clock(v) for k, v in value.items() if k not in WALL_CLOCK}
+    if isinstance(value, list):
+        return [without_wall_clock(v) for v in value]
+    return value
+
+
+async def play(path: Path, delays: Sequence[float]) -> list[str]:
+    kitchen = KitchenConfig(cook_ticks=40, mob_respawn_ms=1500, block_respawn_ms=2000, seed=5, step_ticks=40)
+    session = MinecraftSession(n_agents=2, tau=1.0, seed=5, max_steps=STEPS, kitchen=kitchen)
+    try:
+        await session.reset(5)
+        model = SlowPlanner(session, delays)
+        recorder = Recorder(path)
+        recorder.header(domain="minecraft", seed=5, **session.episode_header())
+        await run_episode(session, Dispatcher(LLMBrain(model), PromptConfig()), recorder)
+        recorder.close()
+        return model.prompts
+    finally:
+        await session.aclose()
+
+
+@pytest.fixture
+def node_ready() -> None:
+    if shutil.which("node") is None or not (NODE_DIR / "node_modules" / "mineflayer").is_dir():
+        pytest.skip("needs Node and `npm ci` in minecraft/node")
+
+
+async def test_same_seed_under_different_delays_gives_identical_recordings(node_ready: None, tmp_path: Path) -> None:
+    tmp_path = Path(os.environ.get("MC_LOCKSTEP_DIR", str(tmp_path)))  # keep the two recordings to diff by hand
+    rng = random.Random(7)
+    prompts = await play(tmp_path / "quick.jsonl", [0.0] * STEPS)
+    await play(tmp_path / "slow.jsonl", [rng.uniform(0.2, 1.5) for _ in range(STEPS)])
+    quick = [without_wall_clock(r) for r in read_recording(tmp_path / "quick.jsonl")]
+    slow = [without_wall_clock(r) for r in read_recording(tmp_path / "slow.jsonl")]
+    assert quick[0]["clock"]["mode"] == "lockstep" and quick[0]["clock"]["step_ticks"] == 40
+    steps = [r for r in quick if r["type"] == "step"]
+    assert len(steps) == STEPS and len(quick) == len(slow)
+    for mine, theirs in zip(quick, slow, strict=True):
+        assert mine == theirs, f"{mine['type']} {mine.get('step')} differs"
+    assert sum(len(r["completed"]) for r in steps) >= 1, "the episode should deliver at least one order"
+    # what each command did reaches the next prompt, in words
+    assert any("killed a" in line for r in steps for line in r["feedback"])
+    assert any("Alex killed a" in p or "Steve killed a" in p for p in prompts)
