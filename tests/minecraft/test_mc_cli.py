@@ -43,7 +43,7 @@ def test_eval_minecraft_honours_agents_taus_episodes_and_record(tmp_path):
     assert data["config"]["domain"] == "minecraft" and data["config"]["options"] == {"cook_ticks": 20}
     assert [(c["level"], c["agents"]) for c in data["cells"]] == [("minecraft", 2), ("minecraft", 3)]
     assert all([t["tau"] for t in c["taus"]] == [1.0, 2.0] for c in data["cells"])
-    headers = sorted((h["agents"], h["tau"], h["episode"], h["max_steps"]) for h in
+    headers = sorted((h["agents"], h["tau"], h["episode"], h["run_steps"]) for h in
                      (json.loads(p.read_text().splitlines()[0]) for p in record.glob("*.jsonl")))
     assert headers == [(2, 1.0, 1, 6), (2, 2.0, 1, 6), (3, 1.0, 1, 6), (3, 2.0, 1, 6)]
     for path in record.glob("*.jsonl"):
