@@ -169,7 +169,7 @@ function renderTickets(s) {
     bar.setAttribute("aria-hidden", "true");
     list.append(el("li", { class: "order ticket" + urgent, "data-dish": o.dish },
       el("span", { class: "ticket-icon", "aria-hidden": "true" }, iconOf(o.dish)),
-      el("span", { class: "dish", text: pretty(o.dish) }),
+      el("span", { class: "dish", text: pretty(o.dish), title: pretty(o.dish) }),
       bar,
       el("span", { class: "life", text: `${o.lifetime} step${o.lifetime === 1 ? "" : "s"} left` })));
   }
@@ -211,6 +211,7 @@ function setAction(button, command, text) {
   button.dataset.command = command || "";
   button.setAttribute("aria-disabled", command ? "false" : "true");
   button.querySelector("span").textContent = text;
+  button.title = text; // the label may wrap; the tooltip and the accessible name always hold all of it
   button.classList.toggle("chosen", !!command && command === (app.lastState && app.lastState.you && app.lastState.you.queued));
 }
 
@@ -227,7 +228,8 @@ function takeButtons(slots) {
     clear(box);
     for (const w of wanted) {
       box.append(el("button", { type: "button", class: "act take", "data-item": w.item || "",
-        onclick: (e) => act(e.currentTarget) }, el("span", { class: "icon", "aria-hidden": "true" }, iconOf(w.item || "take")), el("span", {})));
+        onclick: (e) => act(e.currentTarget) }, w.item ? el("span", { class: "icon", "aria-hidden": "true" }, iconOf(w.item))
+        : el("kbd", { text: "T", "aria-hidden": "true" }), el("span", {})));
     }
     box.dataset.signature = signature;
     if (focused >= 0 && box.children[Math.min(focused, box.children.length - 1)]) box.children[Math.min(focused, box.children.length - 1)].focus();
@@ -236,7 +238,7 @@ function takeButtons(slots) {
     const w = wanted[i];
     b.dataset.command = w.command || "";
     b.setAttribute("aria-disabled", w.command ? "false" : "true");
-    b.querySelector("span:last-child").textContent = w.item ? `Take ${pretty(w.item)}` : "Take (nothing here)";
+    b.querySelector("span:last-child").textContent = b.title = w.item ? `Take ${pretty(w.item)}` : "Take (nothing here)";
     b.setAttribute("aria-label", w.item ? `take ${pretty(w.item)}${w.command ? "" : " (not now)"}` : "take: nothing to take here");
     b.classList.toggle("chosen", !!w.command && w.command === (app.lastState && app.lastState.you && app.lastState.you.queued));
   });
@@ -252,8 +254,11 @@ function renderActions(s) {
   const slots = legalAt(you);
   const place = board.selected ? pretty(board.selected) : "";
   setAction($("act-go"), slots.go[0], board.selected ? `Go to ${place}` : "Go");
-  setAction($("act-put"), slots.put[0], mine.holding ? `Put ${pretty(mine.holding)} in ${place || "…"}` : "Put (you hold nothing)");
-  setAction($("act-start"), slots.start[0], board.selected ? `Start ${place}` : "Start");
+  setAction($("act-put"), slots.put[0], mine.holding ? `Put ${pretty(mine.holding)} in ${place || "…"}` : "Put (hands empty)");
+  const tools = new Set(((app.level && app.level.recipes) || []).map((r) => r.tool));
+  const kind = (app.level && app.level.kitchen || []).find((k) => k.name === board.selected);
+  const notTool = !slots.start.length && kind && tools.size && !tools.has(kind.type);
+  setAction($("act-start"), slots.start[0], !board.selected ? "Start" : notTool ? "Start (not a tool)" : `Start ${place}`);
   setAction($("act-wait"), slots.wait[0], "Wait a step");
   takeButtons(slots);
   $("queued").textContent = you.queued ? `Next step you will: ${plainCommand(you.queued)}.` : s.status === "running" ? "Choose what to do next." : "";
