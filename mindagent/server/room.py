@@ -38,6 +38,7 @@ from mindagent.domain import CommandError, DomainSession, DomainStep
 from mindagent.episode import Episode
 from mindagent.plans import Plan
 from mindagent.prompt.builder import PromptConfig
+from mindagent.redact import redact_text
 from mindagent.scoring import collaboration_score
 from mindagent.server.episode_log import EpisodeLog
 from mindagent.server.pacing import Pace
@@ -725,7 +726,10 @@ class Room:
         self.broadcast(server_message("event", room=self.id, text=text))
 
     def _room_error(self, text: str) -> None:
-        """Tell the room (the same error again within `ERROR_REPEAT_S` is only logged and recorded)."""
+        """Tell the room (the same error again within `ERROR_REPEAT_S` is only logged and recorded).
+
+        Error text quotes SDK messages, which quote URLs: redacted before anyone sees or records it."""
+        text = redact_text(text)
         self.log.note("room_error", step=self.session.step_index, text=text)
         now = self._clock()
         if self.errors and self.errors[-1] == text and now - self._last_error_at < ERROR_REPEAT_S:
