@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from mindagent.domain import Domain, DomainSession, SpecError
-from mindagent.llm.base import Completion, GenerationConfig, LLMClient, LLMError, Message, Usage
 from mindagent.limits import MAX_REPLY_CHARS
+from mindagent.llm.base import Completion, GenerationConfig, LLMClient, LLMError, Message, Usage
 from mindagent.policy import Policy
 from mindagent.redact import redact_text, redact_url
 
@@ -71,19 +71,18 @@ class LLMBrain:
     async def ask(self, messages: Sequence[Message], grammar: str | None) -> Call:
         """One call; a backend failure becomes an empty answer with the error kept, never a crash.
 
-        Any exception a client lets through (not only `LLMError`) is such a failure: a room, a
-        sweep or `run` must not die of a provider's odd reply. A reply longer than
-        `MAX_REPLY_CHARS` is cut there (recorded as ``truncated_from``), so neither the parser
-        nor the recording pays for a runaway model."""
+        Backends turn every reply they cannot use (an error status, HTML, an empty or non-JSON
+        body) into an `LLMError`, so that is all this catches; anything else is a bug and
+        propagates. A reply longer than `MAX_REPLY_CHARS` is cut there (recorded as
+        ``truncated_from``), so neither the parser nor the recording pays for a runaway model."""
         started = time.perf_counter()
         try:
             out: Completion = await self.client.complete(list(messages), self.config, grammar)
-        except Exception as exc:  # noqa: BLE001 - reported as the call's error, see the docstring
-            said = redact_text(str(exc) or type(exc).__name__)  # recorded and shown: no URL credentials
-            kind = type(exc).__name__ if isinstance(exc, LLMError) else "LLMError"
-            log.warning("model call failed (%s): %s", kind, said)
+        except LLMError as exc:
+            said = redact_text(str(exc))  # recorded and shown to spectators: no URL credentials
+            log.warning("model call failed (%s): %s", type(exc).__name__, said)
             return Call(list(messages), "", Usage(latency_s=time.perf_counter() - started), error=said[:1000],
-                        error_kind=kind)
+                        error_kind=type(exc).__name__)
         text = out.text if isinstance(out.text, str) else ""
         if len(text) > MAX_REPLY_CHARS:
             log.warning("model reply of %d characters cut to %d", len(text), MAX_REPLY_CHARS)

@@ -45,7 +45,9 @@ def print_tables(results: Results, compare: bool) -> None:
             row = [str(cell["level"])]
             for tau in results.config.taus:
                 t = taus.get(tau)
-                row.append(f"{t['completed']}/{t['completed'] + t['failed'] + t['active']}" if t else "-")
+                broken = (cell["level"], agents, tau) in results.failed_units
+                row.append(f"{t['completed']}/{t['completed'] + t['failed'] + t['active']}" if t
+                           else "failed" if broken else "-")
             row += [f"{cell['cos']:.3f}", f"{cell['cos_paper']:.3f}"]
             if paper is not None:
                 value = paper(str(cell["level"]), agents)

@@ -99,8 +99,10 @@ def run(
         out.print(f"{spec.level}, {agents} agents, tau {tau}, {model}: {result.completed} completed, "
                   f"{result.failed} failed, {result.active} still open after {result.steps} steps "
                   f"({time.perf_counter() - started:.1f}s). Recording: {path}")
-    if result.model_errors:
-        err.print(f"[yellow]{result.model_errors} model call(s) failed; see the recording[/yellow]")
+    if result.model_errors:  # the agents idled on those steps: not a result to report as one
+        err.print(f"[red]{result.model_errors} model call(s) failed[/red] (last: {result.last_error}); "
+                  "see the recording", markup=True, highlight=False)
+        raise typer.Exit(1)
 
 
 def replay(file: Path = typer.Argument(..., exists=True, dir_okay=False, help="a JSONL recording")) -> None:
