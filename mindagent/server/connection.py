@@ -99,7 +99,7 @@ class Connection:
         if not self.bucket.take():
             if self.bucket.dropped == 1:
                 self.push(p.error_message("rate_limited", "too many messages; slow down"))
-            if self.bucket.dropped >= MAX_DROPPED:
+            if self.bucket.dropped >= MAX_DROPPED or self.bucket.flooding():
                 await self.ws.close(1008, "rate limit exceeded")
                 return False
             return True
