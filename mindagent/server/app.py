@@ -28,7 +28,7 @@ from mindagent.dispatcher import DispatchSettings
 from mindagent.domain import Domain
 from mindagent.prompt.builder import PromptConfig
 from mindagent.server.connection import Connection
-from mindagent.server.http import StaticSite
+from mindagent.server.http import StaticSite, served_names
 from mindagent.server.pacing import COUNTDOWN_S, HUMAN_TICK_S
 from mindagent.server.protocol import HARD_FRAME_BYTES, VERSION
 from mindagent.server.ratelimit import DEFAULT_CAPACITY, DEFAULT_RATE
@@ -40,6 +40,13 @@ log = logging.getLogger(__name__)
 
 #: Simultaneous websocket connections; more are turned away with 503 before the handshake.
 MAX_CONNECTIONS = 2000
+#: An admin token shorter than this is warned about at start.
+MIN_TOKEN_CHARS = 16
+
+
+def weak_token(token: str) -> bool:
+    """Short, or one character repeated: guessable by anyone who can reach the port."""
+    return len(token) < MIN_TOKEN_CHARS or len(set(token)) <= 2
 
 
 @dataclass
@@ -69,6 +76,8 @@ class ServerConfig:
     #: Seconds a dispatcher decision may take (`--timeout`); its agents idle meanwhile.
     decision_timeout: float = DECISION_TIMEOUT_S
     dispatch: DispatchSettings | None = None  # None: per room, goal mode for an in-process model
+    #: Extra Host names the server answers to besides its bound address (a reverse proxy's name).
+    hostnames: list[str] = field(default_factory=list)
 
     def room_options(self) -> dict[str, Any]:
         """The settings every room of this server shares beyond the game (flags, not per room)."""
@@ -91,7 +100,11 @@ class GameServer:
 
         factory = brain_factory or default_factory
         self.registry = RoomRegistry(self.scheduler, config.recordings, factory, self.admin_token)
-        self.site = StaticSite(self._health)
+        self.site = StaticSite(self._health, allowed_hosts=served_names(config.host, tuple(config.hostnames)))
+        if config.admin_token is not None and weak_token(config.admin_token):
+            log.warning("the admin token is weak (under %d characters or one repeated character): anyone who "
+                        "guesses it can create, close and re-model rooms; leave it unset for a random one",
+                        MIN_TOKEN_CHARS)
         self.startup_room: Room | None = None
         self.connections: set[Connection] = set()
         self._server: Server | None = None

@@ -141,6 +141,7 @@ class Room:
         self._lock = asyncio.Lock()
         self._deadline = 0.0
         self._answered: set[Member] = set()
+        self._answered_seats: set[tuple[str, int | None]] = set()
         self._last_error_at = 0.0
         self._plan: Plan | None = None
         self._plan_calls: list[Any] = []  # calls that made the standing plan, recorded with its first step
@@ -311,9 +312,13 @@ class Room:
             raise ProtocolError("bad_state", "the questionnaire opens when the episode is over")
         if member not in self._played:
             raise ProtocolError("forbidden", "the questionnaire is for the people who played this episode")
-        if member in self._answered:
-            raise ProtocolError("bad_state", "you already answered for this episode")
+        # one answer per seat (an agent's player, the head chef), not per connection: twenty
+        # connections that sat in once do not make twenty people
+        key = (seat.role, seat.agent)
+        if member in self._answered or key in self._answered_seats:
+            raise ProtocolError("bad_state", "this seat already answered for this episode")
         self._answered.add(member)
+        self._answered_seats.add(key)
         self.log.questionnaire(episode=self.episode, role=seat.role, agent=seat.agent, answers=answers,
                                comment=comment.strip(), model=self.settings.model, agents=self.session.n_agents)
 
@@ -355,6 +360,7 @@ class Room:
             self._queued, self._last_human = {}, {}
             self._last_step, self._ready = None, None
             self._answered.clear()
+            self._answered_seats.clear()
             self._played.clear()
             self.card = Scorecard(self.session.n_agents, self.session.credit)
             self.status = "waiting"
