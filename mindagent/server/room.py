@@ -41,6 +41,7 @@ from mindagent.prompt.builder import PromptConfig
 from mindagent.redact import redact_text
 from mindagent.scoring import collaboration_score
 from mindagent.server.episode_log import EpisodeLog
+from mindagent.server.fanout import Frame, encode
 from mindagent.server.pacing import Pace
 from mindagent.server.protocol import QUESTIONNAIRE, ProtocolError, server_message
 from mindagent.server.scorecard import Scorecard
@@ -56,6 +57,11 @@ DECISION_TIMEOUT_S = 120.0
 HISTORY = 8
 #: The same room error is said again only after this many seconds (a dead model fails every step).
 ERROR_REPEAT_S = 10.0
+#: Members of one room at once, by default (`--max-room-members`).
+MAX_MEMBERS = 600
+#: Spectators joining and leaving change only the people count: one state broadcast per this many
+#: seconds carries all of it (a join used to cost a full state to every member).
+COALESCE_S = 0.25
 
 
 class Member(Protocol):
@@ -100,6 +106,8 @@ class RoomSettings:
     countdown: float = 0.0
     #: A one-person practice kitchen: the page gets a hint (the built-in planner's next command).
     practice: bool = False
+    #: Members at once (players, head chefs, spectators); more are refused with ``bad_state``.
+    max_members: int = MAX_MEMBERS
 
     @property
     def pace(self) -> Pace:
@@ -142,6 +150,8 @@ class Room:
         self._deadline = 0.0
         self._answered: set[Member] = set()
         self._answered_seats: set[tuple[str, int | None]] = set()
+        self._state_soon: asyncio.TimerHandle | None = None  # a coalesced state broadcast pending
+        self._closed = False
         self._last_error_at = 0.0
         self._plan: Plan | None = None
         self._plan_calls: list[Any] = []  # calls that made the standing plan, recorded with its first step
@@ -204,6 +214,10 @@ class Room:
 
     async def close(self) -> None:
         """Stop thinking, close the recording (an unfinished episode gets a ``stopped`` line)."""
+        self._closed = True
+        if self._state_soon is not None:
+            self._state_soon.cancel()
+            self._state_soon = None
         self._cancel_decision()
         self._stop_countdown()
         self.log.note("stopped", step=self.session.step_index)
@@ -227,6 +241,8 @@ class Room:
             holder = self._players.get(agent)
             if holder is not None and holder is not member:
                 raise ProtocolError("seat_taken", f"agent{agent} already has a player")
+        if member not in self._members and len(self._members) >= self.settings.max_members:
+            raise ProtocolError("bad_state", f"this room is full ({self.settings.max_members} people)")
         self.leave(member, quiet=True)
         seat = Seat(role, agent if role == "player" else None)
         self._members[member] = seat
@@ -239,6 +255,9 @@ class Room:
         if role != "spectator" and self.status == "waiting":
             self._begin()
         member.push({**self.welcome(seat), **({"re": re} if re is not None else {})})
+        if role == "spectator":  # the newcomer has its state; the others see the count change soon
+            self._state_later()
+            return seat
         self._event(f"{member.name} joined as {self._role_text(seat)}")
         self.broadcast_state()
         return seat
@@ -252,7 +271,10 @@ class Room:
             self._queued.pop(seat.agent, None)
         self.log.note("seat", step=self.session.step_index, event="leave", role=seat.role, agent=seat.agent)
         self._update_pace()
-        if not quiet:
+        if not quiet and seat.role == "spectator":
+            self._if_deserted()
+            self._state_later()
+        elif not quiet:
             self._event(f"{member.name} left ({self._role_text(seat)})")
             self._if_deserted()
             self.broadcast_state()
@@ -657,13 +679,41 @@ class Room:
 
     # ------------------------------------------------------------- messages
     def broadcast(self, message: dict[str, Any]) -> None:
+        frame = Frame(message)  # encoded once, whatever the room's size
         for member in list(self._members):
-            member.push(message)
+            member.push(frame)
 
     def broadcast_state(self) -> None:
+        """The state to every member, encoded once per distinct ``you`` (all spectators share one)."""
+        if self._state_soon is not None:
+            self._state_soon.cancel()
+            self._state_soon = None
         shared = self.state()
+        frames: dict[str, Frame] = {}
         for member, seat in list(self._members.items()):
-            member.push(server_message("state", **shared, you=self.you(seat)))
+            you = self.you(seat)
+            key = encode(you)
+            frame = frames.get(key)
+            if frame is None:
+                frame = frames[key] = Frame(server_message("state", **shared, you=you))
+            member.push(frame)
+
+    def _state_later(self) -> None:
+        """A state broadcast within `COALESCE_S` (one for any number of spectator joins and leaves
+        meanwhile); a tick's own state broadcast takes its place."""
+        if self._state_soon is not None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop (a synchronous test driving the room): at once
+            self.broadcast_state()
+            return
+        self._state_soon = loop.call_later(COALESCE_S, self._flush_state)
+
+    def _flush_state(self) -> None:
+        self._state_soon = None
+        if not self._closed:
+            self.broadcast_state()
 
     def state(self) -> dict[str, Any]:
         c = self.session.counts
