@@ -27,9 +27,15 @@ class Frame(dict[str, Any]):
 
     __slots__ = ("text",)
 
-    def __init__(self, message: dict[str, Any]) -> None:
+    def __init__(self, message: dict[str, Any], text: str | None = None) -> None:
         super().__init__(message)
-        self.text = encode(message)
+        self.text = encode(message) if text is None else text
+
+    @classmethod
+    def encoded(cls, message: dict[str, Any], text: str) -> Frame:
+        """A frame whose text the caller built (parts encoded once and spliced); it must be the
+        encoding of `message`, key order aside."""
+        return cls(message, text)
 
 
 def text_of(message: dict[str, Any]) -> str:

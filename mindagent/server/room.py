@@ -139,6 +139,7 @@ class Room:
         self._clock = clock
         self._origin = clock()
         self._members: dict[Member, Seat] = {}
+        self._roles: dict[str, int] = dict.fromkeys(("player", "head_chef", "spectator"), 0)  # people per role
         self._players: dict[int, Member] = {}
         self._queued: dict[int, str] = {}
         self._last_human: dict[int, tuple[str, bool, str | None]] = {}  # command, ok, why not
@@ -151,6 +152,8 @@ class Room:
         self._answered: set[Member] = set()
         self._answered_seats: set[tuple[str, int | None]] = set()
         self._state_soon: asyncio.TimerHandle | None = None  # a coalesced state broadcast pending
+        self._view_cache: tuple[tuple[int, int, int], dict[str, Any]] | None = None
+        self._static_cache: tuple[int, dict[str, Any], str] | None = None
         self._closed = False
         self._last_error_at = 0.0
         self._plan: Plan | None = None
@@ -246,6 +249,7 @@ class Room:
         self.leave(member, quiet=True)
         seat = Seat(role, agent if role == "player" else None)
         self._members[member] = seat
+        self._roles[role] += 1
         if seat.agent is not None:
             self._players[seat.agent] = member
         self.log.note("seat", step=self.session.step_index, event="join", role=role, agent=seat.agent)
@@ -254,7 +258,7 @@ class Room:
         self._update_pace()
         if role != "spectator" and self.status == "waiting":
             self._begin()
-        member.push({**self.welcome(seat), **({"re": re} if re is not None else {})})
+        member.push(self.welcome(seat, re))
         if role == "spectator":  # the newcomer has its state; the others see the count change soon
             self._state_later()
             return seat
@@ -266,13 +270,13 @@ class Room:
         seat = self._members.pop(member, None)
         if seat is None:
             return
+        self._roles[seat.role] -= 1
         if seat.agent is not None and self._players.get(seat.agent) is member:
             del self._players[seat.agent]
             self._queued.pop(seat.agent, None)
         self.log.note("seat", step=self.session.step_index, event="leave", role=seat.role, agent=seat.agent)
         self._update_pace()
-        if not quiet and seat.role == "spectator":
-            self._if_deserted()
+        if not quiet and seat.role == "spectator":  # who plays did not change: nothing to desert
             self._state_later()
         elif not quiet:
             self._event(f"{member.name} left ({self._role_text(seat)})")
@@ -726,7 +730,7 @@ class Room:
             "room": self.id, "status": self.status, "episode": self.episode, **self.settings.describe(),
             "step": self.session.step_index, "max_steps": self.session.max_steps, "ticks": self.ticks,
             "next_step_in": round(next_in, 3) if self.status == "running" else None,
-            **self.session.view(),
+            **self._view(),
             "controllers": ["human" if a in self._players else "dispatcher" for a in range(self.session.n_agents)],
             "last_step": self._last_step,
             "counts": {"completed": c.completed, "failed": c.failed, "active": c.active},
@@ -762,15 +766,32 @@ class Room:
                 "max_steps": self.session.max_steps, "players": self.human_agents, "people": self._people_count(),
                 "model": self.settings.model, "score": collaboration_score(c.completed, c.failed, c.active)}
 
-    def welcome(self, seat: Seat) -> dict[str, Any]:
-        """The `joined` message: static level data plus the first state."""
-        return server_message("joined", room=self.id, role=seat.role, agent=seat.agent,
-                              **self.session.static_view(), questionnaire=list(QUESTIONNAIRE),
-                              state={**self.state(), "you": self.you(seat)})
+    def _view(self) -> dict[str, Any]:
+        """The session's view, built once per step (joins between steps reuse it)."""
+        key = (self.episode, self.session.step_index, self.ticks)
+        if self._view_cache is None or self._view_cache[0] != key:
+            self._view_cache = (key, self.session.view())
+        return self._view_cache[1]
+
+    def _static_view(self) -> tuple[dict[str, Any], str]:
+        """The level's static data (with the questionnaire) and its encoded members, built once
+        per episode: a join used to rebuild and re-encode it."""
+        if self._static_cache is None or self._static_cache[0] != self.episode:
+            static = {**self.session.static_view(), "questionnaire": list(QUESTIONNAIRE)}
+            self._static_cache = (self.episode, static, encode(static)[1:-1])
+        return self._static_cache[1], self._static_cache[2]
+
+    def welcome(self, seat: Seat, re: object = None) -> Frame:
+        """The `joined` message: static level data plus the first state (``re`` when given); the
+        static part is spliced in already encoded."""
+        static, static_text = self._static_view()
+        rest = server_message("joined", room=self.id, role=seat.role, agent=seat.agent,
+                              state={**self.state(), "you": self.you(seat)}, **({"re": re} if re is not None else {}))
+        text = encode(rest)
+        return Frame.encoded({**rest, **static}, text[:-1] + "," + static_text + "}" if static_text else text)
 
     def _people_count(self) -> dict[str, int]:
-        roles = [s.role for s in self._members.values()]
-        return {r: roles.count(r) for r in ("player", "head_chef", "spectator")}
+        return dict(self._roles)
 
     def _role_text(self, seat: Seat) -> str:
         if seat.role == "player" and seat.agent is not None:
