@@ -7,6 +7,7 @@ opens at start-up, unless told otherwise) need none. Tokens are compared in cons
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import logging
 import secrets
@@ -146,7 +147,8 @@ class RoomRegistry:
                                misfire_grace_time=max(1, int(interval * 4)))
 
     async def set_model(self, room: Room, model: str) -> None:
-        brain = self.make_brain(model, room.settings.spec.domain)
+        # built in a thread: a spec naming a file reads it, and no file read may stall every room
+        brain = await asyncio.to_thread(self.make_brain, model, room.settings.spec.domain)
         room.set_brain(brain, model, "changed by the admin")
         room.broadcast_state()
 
