@@ -19,8 +19,8 @@ from typing import Any
 from mindagent.domain import Domain, DomainSession, SpecError
 from mindagent.limits import MAX_REPLY_CHARS
 from mindagent.llm.base import Completion, GenerationConfig, LLMClient, LLMError, Message, Usage
+from mindagent.llm.redact import redact_text, redact_url
 from mindagent.policy import Policy
-from mindagent.redact import redact_text, redact_url
 
 log = logging.getLogger(__name__)
 

@@ -24,9 +24,9 @@ from mindagent import domains
 from mindagent.brains import Brain
 from mindagent.dispatcher import Dispatcher, DispatchSettings
 from mindagent.episode import ModelCallsFailed, run_episode
+from mindagent.llm.redact import redact_text
 from mindagent.prompt.builder import PromptConfig
 from mindagent.recording import Recorder, recording_path
-from mindagent.redact import redact_text
 from mindagent.scoring import PAPER_TAUS, TauResult, cos, cos_paper
 from mindagent.spec import GameSpec
 

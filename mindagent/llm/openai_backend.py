@@ -24,6 +24,7 @@ from mindagent.llm.base import (
     ModelUnavailable,
     Usage,
 )
+from mindagent.llm.redact import redact_url
 from mindagent.llm.retry import (
     CONNECT_TIMEOUT_S,
     DEFAULT_TIMEOUT_S,
@@ -33,7 +34,6 @@ from mindagent.llm.retry import (
     well_formed,
     with_retries,
 )
-from mindagent.redact import redact_url
 
 log = logging.getLogger(__name__)
 

@@ -30,7 +30,7 @@ from mindagent.llm.base import (
     ModelUnavailable,
     RateLimited,
 )
-from mindagent.redact import redact_text
+from mindagent.llm.redact import redact_text
 
 log = logging.getLogger(__name__)
 

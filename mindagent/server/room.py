@@ -36,9 +36,9 @@ from mindagent.brains import Brain, LLMBrain, PolicyBrain
 from mindagent.dispatcher import Decision, Dispatcher, DispatchSettings
 from mindagent.domain import CommandError, DomainSession, DomainStep
 from mindagent.episode import Episode
+from mindagent.llm.redact import redact_text
 from mindagent.plans import Plan
 from mindagent.prompt.builder import PromptConfig
-from mindagent.redact import redact_text
 from mindagent.scoring import collaboration_score
 from mindagent.server.episode_log import EpisodeLog
 from mindagent.server.fanout import Frame, encode
