@@ -15,10 +15,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from mindagent.domain import Domain, DomainSession, SpecError
+from mindagent.limits import MAX_REPLY_CHARS
 from mindagent.llm.base import Completion, GenerationConfig, LLMClient, LLMError, Message, Usage
+from mindagent.llm.redact import redact_text, redact_url
 from mindagent.policy import Policy
 
 log = logging.getLogger(__name__)
@@ -38,6 +39,8 @@ class Call:
     usage: Usage
     error: str | None = None
     error_kind: str | None = None
+    #: The reply's length when it was longer than `MAX_REPLY_CHARS` and cut.
+    truncated_from: int | None = None
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -51,6 +54,7 @@ class Call:
             },
             **({"error": self.error} if self.error else {}),
             **({"error_kind": self.error_kind} if self.error_kind else {}),
+            **({"truncated_from": self.truncated_from} if self.truncated_from else {}),
         }
 
 
@@ -65,15 +69,25 @@ class LLMBrain:
         return self.client.name
 
     async def ask(self, messages: Sequence[Message], grammar: str | None) -> Call:
-        """One call; a backend failure becomes an empty answer with the error kept, never a crash."""
+        """One call; a backend failure becomes an empty answer with the error kept, never a crash.
+
+        Backends turn every reply they cannot use (an error status, HTML, an empty or non-JSON
+        body) into an `LLMError`, so that is all this catches; anything else is a bug and
+        propagates. A reply longer than `MAX_REPLY_CHARS` is cut there (recorded as
+        ``truncated_from``), so neither the parser nor the recording pays for a runaway model."""
         started = time.perf_counter()
         try:
             out: Completion = await self.client.complete(list(messages), self.config, grammar)
         except LLMError as exc:
-            log.warning("model call failed (%s): %s", type(exc).__name__, exc)
-            return Call(list(messages), "", Usage(latency_s=time.perf_counter() - started), error=str(exc),
+            said = redact_text(str(exc))  # recorded and shown to spectators: no URL credentials
+            log.warning("model call failed (%s): %s", type(exc).__name__, said)
+            return Call(list(messages), "", Usage(latency_s=time.perf_counter() - started), error=said[:1000],
                         error_kind=type(exc).__name__)
-        return Call(list(messages), out.text if isinstance(out.text, str) else "", out.usage)
+        text = out.text if isinstance(out.text, str) else ""
+        if len(text) > MAX_REPLY_CHARS:
+            log.warning("model reply of %d characters cut to %d", len(text), MAX_REPLY_CHARS)
+            return Call(list(messages), text[:MAX_REPLY_CHARS], out.usage, truncated_from=len(text))
+        return Call(list(messages), text, out.usage)
 
     async def aclose(self) -> None:
         await self.client.aclose()
@@ -164,10 +178,7 @@ def generation_settings(model: str, *, base_url: str | None = None,
         return {}
     out: dict[str, object] = {"temperature": temperature, "max_tokens": max_tokens}
     if base_url:
-        parts = urlsplit(base_url)
-        host = parts.hostname or ""
-        netloc = host + (f":{parts.port}" if parts.port else "")
-        out["base_url"] = urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+        out["base_url"] = redact_url(base_url)
     client = brain.client if isinstance(brain, LLMBrain) else None
     model_file = getattr(client, "model_file", None)
     if callable(model_file):

@@ -19,6 +19,11 @@ from mindagent.plans import Plan
 from mindagent.recording import Recorder
 
 
+class ModelCallsFailed(Exception):
+    """A model call failed beyond its retries while the caller asked to stop there (`eval`): a
+    step the dispatcher could not decide is not a step it played, so its unit must not count."""
+
+
 @dataclass
 class EpisodeResult:
     completed: int
@@ -30,6 +35,8 @@ class EpisodeResult:
     output_tokens: int = 0
     latency_s: float = 0.0
     model_errors: int = 0
+    #: The last failed call's ``Kind: message`` line, so a command can say why in one line.
+    last_error: str | None = None
 
 
 class Episode:
@@ -107,6 +114,8 @@ class Episode:
             self.totals.output_tokens += usage.output_tokens
             self.totals.latency_s += usage.latency_s
             self.totals.model_errors += len(decision.errors)
+            if decision.errors:
+                self.totals.last_error = decision.errors[-1]
         if self.recorder is not None:
             taken = decision or Decision([], [])
             record = Decision(joint, taken.verdicts, taken.calls, taken.shown, taken.head_chef, taken.plan)
@@ -132,13 +141,21 @@ async def run_episode(
     recorder: Recorder | None = None,
     on_step: Callable[[int, DomainStep], None] | None = None,
     steps: int | None = None,
+    stop_on_model_error: bool = False,
 ) -> EpisodeResult:
-    """Play one episode from the session's current reset state to its last step (or `steps`)."""
+    """Play one episode from the session's current reset state to its last step (or `steps`).
+
+    With `stop_on_model_error` the first step whose model call failed (after the backend's
+    retries) is recorded and then `ModelCallsFailed` is raised, leaving the recording without
+    its ``end`` line: a sweep must not score an outage as a game of idle agents."""
     episode = Episode(session, dispatcher, recorder)
     limit = session.max_steps if steps is None else min(steps, session.max_steps)
     while not session.done and session.step_index < limit:
         t = session.step_index
-        result = await episode.advance(await episode.act())
+        decision = await episode.act()
+        result = await episode.advance(decision)
+        if stop_on_model_error and decision.errors:
+            raise ModelCallsFailed(f"step {t}: {decision.errors[-1]}")
         if on_step is not None:
             on_step(t, result)
     return episode.finish()

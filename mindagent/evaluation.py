@@ -3,7 +3,9 @@
 Completion rate per tau uses the reference denominator (completed + failed + still active at
 the end); CoS is the mean of the five rates. The paper's printed formula leaves the still-active
 orders out; both are reported. Results are saved after every finished tau, so an interrupted
-sweep resumes where it stopped.
+sweep resumes where it stopped. A unit whose model calls failed beyond the retries is a failed
+unit (saved under ``failed`` with its error, redone on resume, and `eval` exits 1), never a tau
+of idle agents scored as zeros.
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ from typing import Any
 from mindagent import domains
 from mindagent.brains import Brain
 from mindagent.dispatcher import Dispatcher, DispatchSettings
-from mindagent.episode import run_episode
+from mindagent.episode import ModelCallsFailed, run_episode
+from mindagent.llm.redact import redact_text
 from mindagent.prompt.builder import PromptConfig
 from mindagent.recording import Recorder, recording_path
 from mindagent.scoring import PAPER_TAUS, TauResult, cos, cos_paper
@@ -73,7 +76,9 @@ class Results:
         self.path = path
         self.config = config
         self.done: dict[tuple[str, int], dict[float, TauResult]] = {}
-        self.failures: list[str] = []  # units that raised; not saved, so a rerun retries them
+        self.failures: list[str] = []  # units that raised, as lines for the console
+        #: (level, agents, tau) -> error: saved with the results, never resumed as done
+        self.failed_units: dict[tuple[str, int, float], str] = {}
         if path is not None and path.exists():
             self._load(path)
 
@@ -88,8 +93,10 @@ class Results:
             if saved.get(key, defaults.get(key)) != mine:
                 raise ValueError(f"{path} was made with {key}={saved.get(key)!r}, not {mine!r}; use another --out")
         for cell in data.get("cells", []):
+            # a tau whose model calls failed (files from before failures were kept apart) is redone
             taus = {float(t["tau"]): TauResult(float(t["tau"]), t["completed"], t["failed"], t["active"],
-                                               *(int(t.get(k, 0)) for k in COST_KEYS)) for t in cell["taus"]}
+                                               *(int(t.get(k, 0)) for k in COST_KEYS))
+                    for t in cell["taus"] if not int(t.get("model_errors", 0))}
             self.done[(cell["level"], int(cell["agents"]))] = taus
 
     def has(self, level: str, agents: int, tau: float) -> bool:
@@ -97,6 +104,13 @@ class Results:
 
     def add(self, level: str, agents: int, result: TauResult) -> None:
         self.done.setdefault((level, agents), {})[result.tau] = result
+        self.failed_units.pop((level, agents, result.tau), None)
+        self.save()
+
+    def fail(self, level: str, agents: int, tau: float, error: str) -> None:
+        """Record a unit that could not be played (kept in the file with its error, redone on resume)."""
+        self.failures.append(f"{level}, {agents} agents, tau {tau}: {error}")
+        self.failed_units[(level, agents, tau)] = error
         self.save()
 
     def cells(self) -> list[dict[str, Any]]:
@@ -114,7 +128,8 @@ class Results:
     def save(self) -> None:
         if self.path is None:
             return
-        payload = json.dumps({"config": self.config.to_dict(), "cells": self.cells()}, indent=1)
+        failed = [{"level": lv, "agents": a, "tau": t, "error": e} for (lv, a, t), e in self.failed_units.items()]
+        payload = json.dumps({"config": self.config.to_dict(), "cells": self.cells(), "failed": failed}, indent=1)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_suffix(self.path.suffix + ".tmp")
         tmp.write_text(payload, encoding="utf-8")
@@ -150,7 +165,7 @@ async def run_tau(config: EvalConfig, level: str, agents: int, tau: float, brain
                 recorder.header(**spec.header(), model=config.model, prompt=config.prompt.to_dict(), repair=config.repair,
                                 episode=episode, dispatch=config.dispatch.to_dict(), generation=config.generation,
                                 run_steps=config.steps, **session.episode_header())
-            result = await run_episode(session, dispatcher, recorder, steps=config.steps)
+            result = await run_episode(session, dispatcher, recorder, steps=config.steps, stop_on_model_error=True)
             completed += result.completed
             failed += result.failed
             active += result.active
@@ -173,9 +188,13 @@ async def run_eval(config: EvalConfig, results: Results, brain_factory: Callable
         async with gate:
             try:
                 outcome = await run_tau(config, level, agents, tau, brain_factory, on_episode)
+            except ModelCallsFailed as exc:
+                log.warning("%s, %d agents, tau %s: model calls failed: %s", level, agents, tau, exc)
+                results.fail(level, agents, tau, f"model call failed at {exc}")
+                return
             except Exception as exc:
                 log.exception("%s, %d agents, tau %s failed", level, agents, tau)
-                results.failures.append(f"{level}, {agents} agents, tau {tau}: {type(exc).__name__}: {exc}")
+                results.fail(level, agents, tau, f"{type(exc).__name__}: {redact_text(str(exc))}")
                 return
             results.add(level, agents, outcome)
 

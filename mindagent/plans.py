@@ -194,5 +194,6 @@ def plan_grammar(step_grammar: str, steps: int) -> str:
 
 def split_plan(text: str) -> list[str]:
     """The answer's steps, in order (a plain one-step answer is a plan of one step)."""
-    blocks = re.split(rf"^\s*{re.escape(PLAN_SEPARATOR)}\s*$", text, flags=re.MULTILINE)
+    # [ \t], not \s: a \s* at every line start of a run of newlines re-reads the run (quadratic)
+    blocks = re.split(rf"^[ \t]*{re.escape(PLAN_SEPARATOR)}[ \t]*$", text, flags=re.MULTILINE)
     return [b.strip() for b in blocks if b.strip()]

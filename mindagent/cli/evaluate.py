@@ -45,7 +45,9 @@ def print_tables(results: Results, compare: bool) -> None:
             row = [str(cell["level"])]
             for tau in results.config.taus:
                 t = taus.get(tau)
-                row.append(f"{t['completed']}/{t['completed'] + t['failed'] + t['active']}" if t else "-")
+                broken = (cell["level"], agents, tau) in results.failed_units
+                row.append(f"{t['completed']}/{t['completed'] + t['failed'] + t['active']}" if t
+                           else "failed" if broken else "-")
             row += [f"{cell['cos']:.3f}", f"{cell['cos_paper']:.3f}"]
             if paper is not None:
                 value = paper(str(cell["level"]), agents)
@@ -86,6 +88,8 @@ def evaluate(
         level_list = chosen.parse_levels(levels)
         team_sizes = [int(a) for a in agents.split(",") if a.strip()]
         tau_list = [float(t) for t in taus.split(",") if t.strip()]
+        if not all(0.1 <= t <= 1000.0 for t in tau_list):  # also refuses inf and nan
+            raise ValueError("--taus must lie between 0.1 and 1000")
     except (SpecError, ValueError) as exc:
         fail(str(exc))
     if not team_sizes or not tau_list:
@@ -140,7 +144,10 @@ def plot(results: Path = typer.Argument(..., exists=True, dir_okay=False),
     from mindagent.plots import plot_results
 
     target = out_png or results.with_suffix(".png")
-    plot_results(results, target)
+    try:
+        plot_results(results, target)
+    except (ValueError, KeyError, TypeError, AttributeError, OSError) as exc:  # JSONDecodeError is a ValueError
+        fail(f"cannot plot {results}: not a results file of `mindagent eval` ({type(exc).__name__}: {str(exc)[:200]})")
     out.print(f"wrote {target}")
 
 

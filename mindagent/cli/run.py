@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import time
 from pathlib import Path
 
@@ -28,9 +29,10 @@ def run(
     domain: str = o.DOMAIN,
     level: str | None = o.LEVEL,
     agents: int = typer.Option(2, min=1, max=8),
-    tau: float = typer.Option(1.0, min=0.1),
+    tau: float = typer.Option(1.0, min=0.1, max=1000.0, help="order lifetime factor (0.1-1000)"),
     seed: int = typer.Option(0),
-    steps: int | None = typer.Option(None, "--steps", min=1, help="shorten the episode"),
+    steps: int | None = typer.Option(None, "--steps", min=1,
+                                     help="shorten the episode to this many steps (at most the level's length)"),
     model: str = o.MODEL, base_url: str | None = o.BASE_URL, model_path: str | None = o.MODEL_PATH,
     temperature: float = o.TEMPERATURE, max_tokens: int = o.MAX_TOKENS, timeout: float = o.TIMEOUT,
     repair: int = o.REPAIR, rules: str = o.RULES, recipes: Path | None = o.RECIPES,
@@ -46,6 +48,8 @@ def run(
 ) -> None:
     """Play one episode with a dispatcher and record it."""
     # --steps cuts the run, not the episode: the prompt still says the level's length
+    if not math.isfinite(tau):
+        fail(f"--tau {tau} is not a number between 0.1 and 1000")
     spec = o.game_spec(domain, level, agents, tau, seed, rules, None, recipes, mc_host, mc_port, mc_version, cook_ticks)
     settings = o.dispatch_settings(dispatch, plan_steps, goal_every)
     prompt = o.prompt_config(spec.domain, no_knowledge, no_recipes, no_instructions, demo, demo_agents, no_feedback, memory)
@@ -56,7 +60,11 @@ def run(
         fail(str(exc))
     generation = generation_settings(model, base_url=base_url, temperature=temperature, max_tokens=max_tokens,
                                      brain=brain)
+    if out_dir.exists() and not out_dir.is_dir():
+        fail(f"--out-dir {out_dir} is not a folder")
     session = domains.make_session(spec)
+    if steps is not None and steps > session.max_steps:
+        fail(f"--steps {steps} is longer than {spec.level}'s {session.max_steps} steps; --steps only shortens")
     for line in head_chef:
         session.add_instruction(line)
     try:
@@ -87,7 +95,7 @@ def run(
     started = time.perf_counter()
     try:
         result = asyncio.run(go())
-    except (OSError, RuntimeError) as exc:  # a game server that cannot start, a dead bridge
+    except (OSError, RuntimeError) as exc:  # a game server that cannot start, a dead bridge, an unwritable folder
         fail(f"{spec.domain}: {type(exc).__name__}: {exc}", code=1)
     summary = {"domain": spec.domain, "level": spec.level, "agents": agents, "tau": tau, "seed": seed, "model": model,
                "completed": result.completed, "failed": result.failed, "active": result.active,
@@ -99,8 +107,10 @@ def run(
         out.print(f"{spec.level}, {agents} agents, tau {tau}, {model}: {result.completed} completed, "
                   f"{result.failed} failed, {result.active} still open after {result.steps} steps "
                   f"({time.perf_counter() - started:.1f}s). Recording: {path}")
-    if result.model_errors:
-        err.print(f"[yellow]{result.model_errors} model call(s) failed; see the recording[/yellow]")
+    if result.model_errors:  # the agents idled on those steps: not a result to report as one
+        err.print(f"[red]{result.model_errors} model call(s) failed[/red] (last: {result.last_error}); "
+                  "see the recording", markup=True, highlight=False)
+        raise typer.Exit(1)
 
 
 def replay(file: Path = typer.Argument(..., exists=True, dir_okay=False, help="a JSONL recording")) -> None:
@@ -110,7 +120,12 @@ def replay(file: Path = typer.Argument(..., exists=True, dir_okay=False, help="a
     try:
         report = replay_recording(file)
     except RecordingError as exc:
-        err.print(f"[red]replay failed:[/red] {exc}")
+        err.print(f"[red]replay failed:[/red] {exc}", highlight=False, markup=True)
+        raise typer.Exit(1) from None
+    except (SpecError, ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError, RecursionError,
+            UnicodeDecodeError, OSError) as exc:  # a crafted or damaged file: one line, never a traceback
+        err.print(f"[red]replay failed:[/red] {file} is not a valid recording "
+                  f"({type(exc).__name__}: {str(exc)[:200]})", highlight=False, markup=True)
         raise typer.Exit(1) from None
     out.print(f"replayed {report.steps} steps identically: {report.completed} completed, {report.failed} failed, {report.active} open")
 

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import regex
 
+from mindagent.limits import MAX_REPLY_CHARS
+
 VERBS = ("noop", "goto", "get", "put", "activate")
 
 _COMMAND = regex.compile(
@@ -22,12 +24,17 @@ _COMMAND = regex.compile(
     regex.V1,
 )
 _AGENT = regex.compile(r"_agent(\d+)")
+# Every pattern here must run in linear time on any text (a model's reply is someone else's input):
+# no quantified class may span what the next token needs, and no scan may restart from each match.
+# The fence's info string stops at a backtick, so a line of backticks is not rescanned from each one.
 _BLOCKS = (
-    regex.compile(r"```[^\n]*\n(.*?)```", regex.S),
+    regex.compile(r"```[^\n`]{0,200}\n(.*?)```", regex.S),
     regex.compile(r"\*\*\*(.*?)\*\*\*", regex.S),
 )
-_ANSWER = regex.compile(r"(?im)^[\s#>*_-]*(?:final\s+)?(?:answer|actions?|commands?|plan)\s*[:\-]")
-MAX_TEXT = 200_000
+# Leading markup stays on its own line ([ \t], not \s): `\s*` at every line start of a text of
+# line breaks re-read the rest of the text from each one (quadratic; 32,000 newlines took 199 s).
+_ANSWER = regex.compile(r"(?im)^[ \t#>*_-]{0,40}(?:final[ \t]{1,40})?(?:answer|actions?|commands?|plan)[ \t]{0,40}[:\-]")
+MAX_TEXT = MAX_REPLY_CHARS  # parsed at most; the brain already cuts replies there
 
 
 def _all(text: str) -> list[str]:
@@ -40,12 +47,19 @@ def _answer_region(text: str) -> str:
         blocks = [b for b in pattern.findall(text) if _COMMAND.search(b)]
         if blocks:
             return blocks[-1]
-    marks = list(_ANSWER.finditer(text))
-    for mark in reversed(marks):
-        tail = text[mark.end():]
-        if _COMMAND.search(tail):
-            return tail
-    return text
+    # The last "answer:" mark with a command after it: one pass for the last command's start, one
+    # for the marks (a command holds no ':' or '-', so none straddles a mark's end).
+    last_command = -1
+    for found in _COMMAND.finditer(text):
+        last_command = found.start()
+    if last_command < 0:
+        return text
+    best = None
+    for mark in _ANSWER.finditer(text):
+        if mark.end() > last_command:
+            break
+        best = mark.end()
+    return text[best:] if best is not None else text
 
 
 def extract_commands(text: str, n_agents: int, rules: str = "fixed") -> list[str]:

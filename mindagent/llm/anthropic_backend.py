@@ -33,6 +33,7 @@ from mindagent.llm.retry import (
     Sleep,
     describe,
     error_kind,
+    well_formed,
     with_retries,
 )
 
@@ -69,6 +70,14 @@ def build_request(messages: Sequence[Message]) -> tuple[list[dict[str, Any]], li
     if not turns:
         raise BadRequest("anthropic: a request needs at least one user message, got only system text")
     return system, turns
+
+
+def _reply_parts(resp: Any) -> tuple[str, Any, str | None]:
+    """(text, usage, model) of a Messages API reply; raises for anything else (`well_formed`
+    turns that into a retried `MalformedReply`)."""
+    text = "".join(str(b.text) for b in resp.content if getattr(b, "type", "") == "text")
+    model = getattr(resp, "model", None)
+    return text, resp.usage, model if isinstance(model, str) else None
 
 
 def map_usage(usage: Any, latency_s: float) -> Usage:
@@ -176,8 +185,8 @@ class AnthropicClient:
         for _ in range(2):  # a second pass only after dropping a rejected temperature
             kwargs = self._kwargs(messages, config)
             try:
-                resp = await with_retries(
-                    functools.partial(sdk.messages.create, **kwargs),
+                text, usage_raw, served = await with_retries(
+                    well_formed(functools.partial(sdk.messages.create, **kwargs), _reply_parts),
                     config,
                     what=self.name,
                     sleep=self._sleep,
@@ -194,11 +203,10 @@ class AnthropicClient:
         else:  # pragma: no cover - the second pass sends no temperature, so it cannot loop
             raise BadRequest(f"{self.name}: request rejected twice")
         latency = time.perf_counter() - started
-        text = "".join(b.text for b in resp.content if getattr(b, "type", "") == "text")
-        usage = map_usage(resp.usage, latency)
+        usage = map_usage(usage_raw, latency)
         log.debug("%s: %d prompt (%d cached) + %d output tokens in %.2fs", self.name,
                   usage.prompt_tokens, usage.cached_tokens, usage.output_tokens, latency)
-        return Completion(text=text, usage=usage, model=getattr(resp, "model", self.model))
+        return Completion(text=text, usage=usage, model=served or self.model)
 
     async def aclose(self) -> None:
         """Close the SDK's connection pool (and the injected http client with it)."""

@@ -20,17 +20,18 @@ from mindagent.llm.base import (
     AuthFailed,
     Completion,
     GenerationConfig,
-    LLMError,
     Message,
     ModelUnavailable,
     Usage,
 )
+from mindagent.llm.redact import redact_url
 from mindagent.llm.retry import (
     CONNECT_TIMEOUT_S,
     DEFAULT_TIMEOUT_S,
     Sleep,
     describe,
     error_kind,
+    well_formed,
     with_retries,
 )
 
@@ -55,6 +56,18 @@ def map_usage(usage: Any, latency_s: float) -> Usage:
     )
 
 
+def _reply_parts(resp: Any) -> tuple[str, Any, str | None]:
+    """(text, usage, model) of a chat completion; raises for anything else (`well_formed` turns
+    that into a retried `MalformedReply`)."""
+    if not resp.choices:
+        raise ValueError("the response has no choices")
+    text = resp.choices[0].message.content
+    if text is not None and not isinstance(text, str):
+        raise TypeError(f"message content is {type(text).__name__}")
+    model = getattr(resp, "model", None)
+    return text or "", resp.usage, model if isinstance(model, str) else None
+
+
 class OpenAIClient:
     """`LLMClient` for ``openai:<model>``, optionally against ``base_url``.
 
@@ -73,7 +86,8 @@ class OpenAIClient:
     ) -> None:
         self.model = model
         self.base_url = base_url
-        self.name = f"openai:{model}" + (f"@{base_url}" if base_url else "")
+        # the name is shown to spectators and recorded: never with credentials from the URL
+        self.name = f"openai:{model}" + (f"@{redact_url(base_url)}" if base_url else "")
         self._api_key = api_key
         self._http_client = http_client
         self._sleep = sleep
@@ -136,8 +150,8 @@ class OpenAIClient:
         kwargs = self._kwargs(messages, config)
         started = time.perf_counter()
         try:
-            resp = await with_retries(
-                functools.partial(sdk.chat.completions.create, **kwargs),
+            text, usage_raw, served = await with_retries(
+                well_formed(functools.partial(sdk.chat.completions.create, **kwargs), _reply_parts),
                 config,
                 what=self.name,
                 sleep=self._sleep,
@@ -146,13 +160,10 @@ class OpenAIClient:
         except openai.OpenAIError as exc:
             raise error_kind(exc)(f"{self.name}: {describe(exc)}") from exc
         latency = time.perf_counter() - started
-        if not resp.choices:
-            raise LLMError(f"{self.name}: the response has no choices")
-        text = resp.choices[0].message.content or ""
-        usage = map_usage(resp.usage, latency)
+        usage = map_usage(usage_raw, latency)
         log.debug("%s: %d prompt (%d cached) + %d output tokens in %.2fs", self.name,
                   usage.prompt_tokens, usage.cached_tokens, usage.output_tokens, latency)
-        return Completion(text=text, usage=usage, model=getattr(resp, "model", None) or self.model)
+        return Completion(text=text, usage=usage, model=served or self.model)
 
     async def aclose(self) -> None:
         """Close the SDK's connection pool (and the injected http client with it)."""

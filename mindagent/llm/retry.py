@@ -19,7 +19,7 @@ import asyncio
 import logging
 import random
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from mindagent.llm.base import (
     AuthFailed,
@@ -30,6 +30,7 @@ from mindagent.llm.base import (
     ModelUnavailable,
     RateLimited,
 )
+from mindagent.llm.redact import redact_text
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +68,32 @@ _TRANSIENT_CLASS_NAMES = _TIMEOUT_CLASS_NAMES | _CONNECTION_CLASS_NAMES
 Sleep = Callable[[float], Awaitable[None]]
 
 
+class MalformedReply(Exception):
+    """The server said 200 but sent no API reply: HTML from a proxy, a truncated or empty body,
+    JSON of another shape. Transient (a gateway hiccup, a model server restarting), so retried;
+    once the retries are spent it is a `ModelUnavailable` like any other broken server."""
+
+
+def well_formed(fn: Callable[[], Awaitable[Any]], check: Callable[[Any], T]) -> Callable[[], Awaitable[T]]:
+    """``fn`` with its reply passed through ``check``; what the SDK could not decode (a
+    ``JSONDecodeError`` is a ``ValueError``) and what ``check`` refuses become `MalformedReply`,
+    inside the retried call so a bad body is retried like a 502."""
+
+    async def call() -> T:
+        try:
+            reply = await fn()
+        except (ValueError, TypeError, AttributeError, KeyError) as exc:
+            raise MalformedReply(f"the reply is not valid JSON ({type(exc).__name__}: {str(exc)[:120]})") from exc
+        if isinstance(reply, (str, bytes)):  # the SDKs hand back the raw text of a non-JSON content type
+            raise MalformedReply(f"the reply is not JSON ({len(reply)} characters of text)")
+        try:
+            return check(reply)
+        except (ValueError, TypeError, AttributeError, KeyError, IndexError) as exc:
+            raise MalformedReply(f"the reply is not a completion ({type(exc).__name__}: {str(exc)[:120]})") from exc
+
+    return call
+
+
 def status_of(exc: BaseException) -> int | None:
     """The HTTP status an SDK error carries (``status_code``), or None for transport errors."""
     status = getattr(exc, "status_code", None)
@@ -81,7 +108,7 @@ def should_retry(exc_or_status: BaseException | int) -> bool:
     status = status_of(exc)
     if status is not None:
         return should_retry(status)
-    if isinstance(exc, (TimeoutError, ConnectionError)):  # asyncio.TimeoutError is TimeoutError
+    if isinstance(exc, (TimeoutError, ConnectionError, MalformedReply)):  # asyncio.TimeoutError is TimeoutError
         return True
     return bool(_class_names(exc) & _TRANSIENT_CLASS_NAMES)
 
@@ -117,7 +144,7 @@ def error_kind(exc_or_status: BaseException | int) -> type[LLMError]:
     names = _class_names(exc)
     if isinstance(exc, TimeoutError) or names & _TIMEOUT_CLASS_NAMES:
         return ModelTimeout
-    if isinstance(exc, ConnectionError) or names & _CONNECTION_CLASS_NAMES:
+    if isinstance(exc, (ConnectionError, MalformedReply)) or names & _CONNECTION_CLASS_NAMES:
         return ModelUnavailable
     return LLMError
 
@@ -151,7 +178,7 @@ def describe(exc: BaseException) -> str:
     status = status_of(exc)
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     prefix = f"HTTP {status}" if status is not None else type(exc).__name__
-    return f"{prefix}: {text[:300]}"
+    return redact_text(f"{prefix}: {text[:300]}")
 
 
 async def with_retries(

@@ -28,11 +28,11 @@ from mindagent.dispatcher import DispatchSettings
 from mindagent.domain import Domain
 from mindagent.prompt.builder import PromptConfig
 from mindagent.server.connection import Connection
-from mindagent.server.http import StaticSite
+from mindagent.server.http import StaticSite, served_names
 from mindagent.server.pacing import COUNTDOWN_S, HUMAN_TICK_S
 from mindagent.server.protocol import HARD_FRAME_BYTES, VERSION
 from mindagent.server.ratelimit import DEFAULT_CAPACITY, DEFAULT_RATE
-from mindagent.server.room import DECISION_TIMEOUT_S, Room, RoomSettings
+from mindagent.server.room import DECISION_TIMEOUT_S, MAX_MEMBERS, Room, RoomSettings
 from mindagent.server.rooms import BrainFactory, RoomRegistry
 from mindagent.spec import GameSpec
 
@@ -40,6 +40,15 @@ log = logging.getLogger(__name__)
 
 #: Simultaneous websocket connections; more are turned away with 503 before the handshake.
 MAX_CONNECTIONS = 2000
+#: Simultaneous websocket connections from one address (a browser needs one per tab).
+MAX_PER_ADDRESS = 64
+#: An admin token shorter than this is warned about at start.
+MIN_TOKEN_CHARS = 16
+
+
+def weak_token(token: str) -> bool:
+    """Short, or one character repeated: guessable by anyone who can reach the port."""
+    return len(token) < MIN_TOKEN_CHARS or len(set(token)) <= 2
 
 
 @dataclass
@@ -69,13 +78,26 @@ class ServerConfig:
     #: Seconds a dispatcher decision may take (`--timeout`); its agents idle meanwhile.
     decision_timeout: float = DECISION_TIMEOUT_S
     dispatch: DispatchSettings | None = None  # None: per room, goal mode for an in-process model
+    #: Extra Host names the server answers to besides its bound address (a reverse proxy's name).
+    hostnames: list[str] = field(default_factory=list)
+
+    #: Members of one room at once, and websocket connections from one address at once.
+    max_room_members: int = MAX_MEMBERS
+    max_per_address: int = MAX_PER_ADDRESS
 
     def room_options(self) -> dict[str, Any]:
         """The settings every room of this server shares beyond the game (flags, not per room)."""
-        return {"decision_timeout": self.decision_timeout, "dispatch": self.dispatch}
+        return {"decision_timeout": self.decision_timeout, "dispatch": self.dispatch,
+                "max_members": self.max_room_members}
     #: People's pace (pacing.py): real-time seconds per step while a person plays, and the countdown.
     human_tick: float | None = HUMAN_TICK_S
     countdown: float = COUNTDOWN_S
+
+
+def _address(connection: ServerConnection) -> str:
+    """The peer's IP address (the port differs per connection)."""
+    peer = connection.remote_address
+    return str(peer[0]) if isinstance(peer, tuple) and peer else str(peer)
 
 
 class GameServer:
@@ -91,9 +113,14 @@ class GameServer:
 
         factory = brain_factory or default_factory
         self.registry = RoomRegistry(self.scheduler, config.recordings, factory, self.admin_token)
-        self.site = StaticSite(self._health)
+        self.site = StaticSite(self._health, allowed_hosts=served_names(config.host, tuple(config.hostnames)))
+        if config.admin_token is not None and weak_token(config.admin_token):
+            log.warning("the admin token is weak (under %d characters or one repeated character): anyone who "
+                        "guesses it can create, close and re-model rooms; leave it unset for a random one",
+                        MIN_TOKEN_CHARS)
         self.startup_room: Room | None = None
         self.connections: set[Connection] = set()
+        self._per_address: dict[str, int] = {}
         self._server: Server | None = None
 
     async def start(self) -> None:
@@ -156,17 +183,27 @@ class GameServer:
         return self.url.replace("http://", "ws://", 1) + "ws"
 
     def _process_request(self, connection: ServerConnection, request: Any) -> Any:
-        if len(self.connections) >= self.config.max_connections and request.path.startswith("/ws"):
-            return connection.respond(503, "too many connections\n")
+        if request.path.startswith("/ws"):
+            if len(self.connections) >= self.config.max_connections:
+                return connection.respond(503, "too many connections\n")
+            if self._per_address.get(_address(connection), 0) >= self.config.max_per_address:
+                return connection.respond(429, "too many connections from this address\n")
         return self.site.process_request(connection, request)
 
     async def _handle(self, ws: ServerConnection) -> None:
         conn = Connection(ws, self)
+        address = _address(ws)
         self.connections.add(conn)
+        self._per_address[address] = self._per_address.get(address, 0) + 1
         try:
             await conn.serve()
         finally:
             self.connections.discard(conn)
+            left = self._per_address.get(address, 1) - 1
+            if left > 0:
+                self._per_address[address] = left
+            else:
+                self._per_address.pop(address, None)
 
     def _health(self) -> dict[str, Any]:
         return {"ok": True, "protocol": VERSION, "rooms": len(self.registry.rooms),

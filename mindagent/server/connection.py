@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import json
 import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
@@ -19,6 +18,7 @@ from websockets.exceptions import ConnectionClosed
 from mindagent import domains
 from mindagent.domain import SpecError
 from mindagent.server import protocol as p
+from mindagent.server.fanout import text_of
 from mindagent.server.ratelimit import TokenBucket
 from mindagent.server.room import Room, RoomSettings
 from mindagent.spec import GameSpec
@@ -59,7 +59,7 @@ class Connection:
         if self._closing:
             return
         try:
-            self._out.put_nowait(json.dumps(message, separators=(",", ":")))
+            self._out.put_nowait(text_of(message))  # a broadcast's text is encoded once for all
         except asyncio.QueueFull:
             log.warning("%s is too slow; closing", self.name)
             self._closing = True
@@ -99,7 +99,7 @@ class Connection:
         if not self.bucket.take():
             if self.bucket.dropped == 1:
                 self.push(p.error_message("rate_limited", "too many messages; slow down"))
-            if self.bucket.dropped >= MAX_DROPPED:
+            if self.bucket.dropped >= MAX_DROPPED or self.bucket.flooding():
                 await self.ws.close(1008, "rate limit exceeded")
                 return False
             return True

@@ -14,6 +14,9 @@ from typing import Any
 
 from mindagent.recording import Recorder
 
+#: Lines kept for a file not yet open (the rest of a waiting room's churn is not recorded).
+MAX_PENDING = 64
+
 
 class EpisodeLog:
     """Opens lazily (a room nobody plays writes nothing)."""
@@ -23,6 +26,9 @@ class EpisodeLog:
         self.room_id = room_id
         self.path: Path | None = None
         self._recorder: Recorder | None = None
+        # lines noted before the episode's file opens (the first person's seat line): written
+        # right after its header; bounded, since waiting rooms see any amount of churn
+        self._pending: list[tuple[str, dict[str, Any]]] = []
 
     @property
     def open(self) -> bool:
@@ -40,11 +46,16 @@ class EpisodeLog:
         self.path = path
         self._recorder = Recorder(path)
         self._recorder.header(**header)
+        for kind, fields in self._pending:
+            self._recorder.extra(kind, **fields)
+        self._pending.clear()
         return self._recorder
 
     def note(self, kind: str, **fields: Any) -> None:
         if self.open and self._recorder is not None:
             self._recorder.extra(kind, **fields)
+        elif len(self._pending) < MAX_PENDING:
+            self._pending.append((kind, fields))
 
     def questionnaire(self, **fields: Any) -> None:
         """Appended after the episode's end line (the file is reopened for that one line)."""

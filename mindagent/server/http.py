@@ -55,17 +55,57 @@ def same_origin(origin: str | None, host: str | None) -> bool:
     return urlsplit(origin).netloc.lower() == host.lower()
 
 
-class StaticSite:
-    """`process_request` for `websockets.asyncio.server.serve`. `health` returns the /health body."""
+#: Names a loopback-bound server answers to; any other Host is a DNS-rebinding page's request.
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1", "[::1]"})
 
-    def __init__(self, health: Callable[[], dict[str, Any]], files: dict[str, bytes] | None = None) -> None:
+
+def served_names(bound: str, extra: tuple[str, ...] = ()) -> frozenset[str] | None:
+    """The Host names to accept for a server bound to `bound` (None: any, for 0.0.0.0/:: with no
+    names given, since the operator chose to answer every address)."""
+    names = {n.lower() for n in extra}
+    if bound in ("0.0.0.0", "::", ""):
+        return frozenset(names) if names else None
+    if bound.lower() in LOOPBACK_NAMES:
+        return frozenset(names | LOOPBACK_NAMES)
+    return frozenset(names | {bound.lower(), f"[{bound.lower()}]"})
+
+
+def host_name(host: str) -> str:
+    """``example.org:8765`` -> ``example.org``; ``[::1]:80`` -> ``[::1]``."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        return host[: host.find("]") + 1] if "]" in host else host
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+def _one(headers: Headers, name: str) -> tuple[str | None, bool]:
+    """The header's value, and False when it was sent more than once (refused, never a 500)."""
+    values = headers.get_all(name)
+    return (values[0] if values else None), len(values) <= 1
+
+
+class StaticSite:
+    """`process_request` for `websockets.asyncio.server.serve`. `health` returns the /health body.
+
+    `allowed_hosts` (see `served_names`) is checked on every request, so a page on another name
+    that resolves to this address (DNS rebinding) reaches neither the page nor the websocket."""
+
+    def __init__(self, health: Callable[[], dict[str, Any]], files: dict[str, bytes] | None = None,
+                 allowed_hosts: frozenset[str] | None = None) -> None:
         self.files = files if files is not None else load_static()
         self.health = health
+        self.allowed_hosts = allowed_hosts
 
     def process_request(self, connection: ServerConnection, request: Request) -> Response | None:
         path = urlsplit(request.path).path
+        host, single_host = _one(request.headers, "Host")
+        origin, single_origin = _one(request.headers, "Origin")
+        if not (single_host and single_origin):
+            return _response(HTTPStatus.BAD_REQUEST, b"duplicate Host or Origin header\n", "text/plain; charset=utf-8")
+        if self.allowed_hosts is not None and (host is None or host_name(host) not in self.allowed_hosts):
+            return _response(HTTPStatus.MISDIRECTED_REQUEST, b"unknown host name\n", "text/plain; charset=utf-8")
         if path == WS_PATH:
-            if not same_origin(request.headers.get("Origin"), request.headers.get("Host")):
+            if not same_origin(origin, host):
                 return _response(HTTPStatus.FORBIDDEN, b"cross-origin websocket refused\n", "text/plain; charset=utf-8")
             return None
         if path == "/favicon.ico":

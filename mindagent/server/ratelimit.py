@@ -1,5 +1,9 @@
 """A token bucket per connection: bursts up to `capacity` frames, then `rate` frames a second.
 
+Frames over the rate are dropped (one ``rate_limited`` error per run of drops); a connection with
+more than `FLOOD_DROPS` frames dropped within about a second (a sender at over ten times the rate
+once its burst is spent) is flooding and is closed within that second.
+
 Example::
 
     bucket = TokenBucket(rate=10, capacity=20)
@@ -9,12 +13,15 @@ Example::
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 
 #: Frames a connection may send in a burst, and per second after it.
 DEFAULT_CAPACITY = 30
 DEFAULT_RATE = 10.0
+#: Refused frames (decaying over a second) at which a connection counts as flooding.
+FLOOD_DROPS = 90.0
 
 
 class TokenBucket:
@@ -28,6 +35,11 @@ class TokenBucket:
         self._tokens = float(capacity)
         self._last = clock()
         self.dropped = 0  # frames refused since the last accepted one
+        # Refused frames, decaying with a one-second time constant (about "drops in the last
+        # second"). Not reset by an accepted frame: a flood gets a token every 1/rate s, which used
+        # to reset the count, so only floods past ~3,000 frames/s were ever closed.
+        self._pressure = 0.0
+        self._drop_at = self._last
 
     def take(self, cost: float = 1.0) -> bool:
         """Spend `cost` tokens if there are enough; False means the frame should be dropped."""
@@ -39,4 +51,11 @@ class TokenBucket:
             self.dropped = 0
             return True
         self.dropped += 1
+        self._pressure = self._pressure * math.exp(-(now - self._drop_at)) + 1.0
+        self._drop_at = now
         return False
+
+    def flooding(self) -> bool:
+        """Over `FLOOD_DROPS` frames refused within about a second: a sender at over ten times the
+        rate, closed (1008) within a second of starting (a one-off burst of 80 frames is not)."""
+        return self._pressure > FLOOD_DROPS

@@ -36,10 +36,12 @@ from mindagent.brains import Brain, LLMBrain, PolicyBrain
 from mindagent.dispatcher import Decision, Dispatcher, DispatchSettings
 from mindagent.domain import CommandError, DomainSession, DomainStep
 from mindagent.episode import Episode
+from mindagent.llm.redact import redact_text
 from mindagent.plans import Plan
 from mindagent.prompt.builder import PromptConfig
 from mindagent.scoring import collaboration_score
 from mindagent.server.episode_log import EpisodeLog
+from mindagent.server.fanout import Frame, encode
 from mindagent.server.pacing import Pace
 from mindagent.server.protocol import QUESTIONNAIRE, ProtocolError, server_message
 from mindagent.server.scorecard import Scorecard
@@ -55,6 +57,11 @@ DECISION_TIMEOUT_S = 120.0
 HISTORY = 8
 #: The same room error is said again only after this many seconds (a dead model fails every step).
 ERROR_REPEAT_S = 10.0
+#: Members of one room at once, by default (`--max-room-members`).
+MAX_MEMBERS = 600
+#: Spectators joining and leaving change only the people count: one state broadcast per this many
+#: seconds carries all of it (a join used to cost a full state to every member).
+COALESCE_S = 0.25
 
 
 class Member(Protocol):
@@ -99,6 +106,8 @@ class RoomSettings:
     countdown: float = 0.0
     #: A one-person practice kitchen: the page gets a hint (the built-in planner's next command).
     practice: bool = False
+    #: Members at once (players, head chefs, spectators); more are refused with ``bad_state``.
+    max_members: int = MAX_MEMBERS
 
     @property
     def pace(self) -> Pace:
@@ -130,6 +139,7 @@ class Room:
         self._clock = clock
         self._origin = clock()
         self._members: dict[Member, Seat] = {}
+        self._roles: dict[str, int] = dict.fromkeys(("player", "head_chef", "spectator"), 0)  # people per role
         self._players: dict[int, Member] = {}
         self._queued: dict[int, str] = {}
         self._last_human: dict[int, tuple[str, bool, str | None]] = {}  # command, ok, why not
@@ -140,6 +150,11 @@ class Room:
         self._lock = asyncio.Lock()
         self._deadline = 0.0
         self._answered: set[Member] = set()
+        self._answered_seats: set[tuple[str, int | None]] = set()
+        self._state_soon: asyncio.TimerHandle | None = None  # a coalesced state broadcast pending
+        self._view_cache: tuple[tuple[int, int, int], dict[str, Any]] | None = None
+        self._static_cache: tuple[int, dict[str, Any], str] | None = None
+        self._closed = False
         self._last_error_at = 0.0
         self._plan: Plan | None = None
         self._plan_calls: list[Any] = []  # calls that made the standing plan, recorded with its first step
@@ -202,6 +217,10 @@ class Room:
 
     async def close(self) -> None:
         """Stop thinking, close the recording (an unfinished episode gets a ``stopped`` line)."""
+        self._closed = True
+        if self._state_soon is not None:
+            self._state_soon.cancel()
+            self._state_soon = None
         self._cancel_decision()
         self._stop_countdown()
         self.log.note("stopped", step=self.session.step_index)
@@ -225,9 +244,12 @@ class Room:
             holder = self._players.get(agent)
             if holder is not None and holder is not member:
                 raise ProtocolError("seat_taken", f"agent{agent} already has a player")
+        if member not in self._members and len(self._members) >= self.settings.max_members:
+            raise ProtocolError("bad_state", f"this room is full ({self.settings.max_members} people)")
         self.leave(member, quiet=True)
         seat = Seat(role, agent if role == "player" else None)
         self._members[member] = seat
+        self._roles[role] += 1
         if seat.agent is not None:
             self._players[seat.agent] = member
         self.log.note("seat", step=self.session.step_index, event="join", role=role, agent=seat.agent)
@@ -236,7 +258,10 @@ class Room:
         self._update_pace()
         if role != "spectator" and self.status == "waiting":
             self._begin()
-        member.push({**self.welcome(seat), **({"re": re} if re is not None else {})})
+        member.push(self.welcome(seat, re))
+        if role == "spectator":  # the newcomer has its state; the others see the count change soon
+            self._state_later()
+            return seat
         self._event(f"{member.name} joined as {self._role_text(seat)}")
         self.broadcast_state()
         return seat
@@ -245,12 +270,15 @@ class Room:
         seat = self._members.pop(member, None)
         if seat is None:
             return
+        self._roles[seat.role] -= 1
         if seat.agent is not None and self._players.get(seat.agent) is member:
             del self._players[seat.agent]
             self._queued.pop(seat.agent, None)
         self.log.note("seat", step=self.session.step_index, event="leave", role=seat.role, agent=seat.agent)
         self._update_pace()
-        if not quiet:
+        if not quiet and seat.role == "spectator":  # who plays did not change: nothing to desert
+            self._state_later()
+        elif not quiet:
             self._event(f"{member.name} left ({self._role_text(seat)})")
             self._if_deserted()
             self.broadcast_state()
@@ -310,9 +338,13 @@ class Room:
             raise ProtocolError("bad_state", "the questionnaire opens when the episode is over")
         if member not in self._played:
             raise ProtocolError("forbidden", "the questionnaire is for the people who played this episode")
-        if member in self._answered:
-            raise ProtocolError("bad_state", "you already answered for this episode")
+        # one answer per seat (an agent's player, the head chef), not per connection: twenty
+        # connections that sat in once do not make twenty people
+        key = (seat.role, seat.agent)
+        if member in self._answered or key in self._answered_seats:
+            raise ProtocolError("bad_state", "this seat already answered for this episode")
         self._answered.add(member)
+        self._answered_seats.add(key)
         self.log.questionnaire(episode=self.episode, role=seat.role, agent=seat.agent, answers=answers,
                                comment=comment.strip(), model=self.settings.model, agents=self.session.n_agents)
 
@@ -354,6 +386,7 @@ class Room:
             self._queued, self._last_human = {}, {}
             self._last_step, self._ready = None, None
             self._answered.clear()
+            self._answered_seats.clear()
             self._played.clear()
             self.card = Scorecard(self.session.n_agents, self.session.credit)
             self.status = "waiting"
@@ -650,13 +683,41 @@ class Room:
 
     # ------------------------------------------------------------- messages
     def broadcast(self, message: dict[str, Any]) -> None:
+        frame = Frame(message)  # encoded once, whatever the room's size
         for member in list(self._members):
-            member.push(message)
+            member.push(frame)
 
     def broadcast_state(self) -> None:
+        """The state to every member, encoded once per distinct ``you`` (all spectators share one)."""
+        if self._state_soon is not None:
+            self._state_soon.cancel()
+            self._state_soon = None
         shared = self.state()
+        frames: dict[str, Frame] = {}
         for member, seat in list(self._members.items()):
-            member.push(server_message("state", **shared, you=self.you(seat)))
+            you = self.you(seat)
+            key = encode(you)
+            frame = frames.get(key)
+            if frame is None:
+                frame = frames[key] = Frame(server_message("state", **shared, you=you))
+            member.push(frame)
+
+    def _state_later(self) -> None:
+        """A state broadcast within `COALESCE_S` (one for any number of spectator joins and leaves
+        meanwhile); a tick's own state broadcast takes its place."""
+        if self._state_soon is not None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop (a synchronous test driving the room): at once
+            self.broadcast_state()
+            return
+        self._state_soon = loop.call_later(COALESCE_S, self._flush_state)
+
+    def _flush_state(self) -> None:
+        self._state_soon = None
+        if not self._closed:
+            self.broadcast_state()
 
     def state(self) -> dict[str, Any]:
         c = self.session.counts
@@ -669,7 +730,7 @@ class Room:
             "room": self.id, "status": self.status, "episode": self.episode, **self.settings.describe(),
             "step": self.session.step_index, "max_steps": self.session.max_steps, "ticks": self.ticks,
             "next_step_in": round(next_in, 3) if self.status == "running" else None,
-            **self.session.view(),
+            **self._view(),
             "controllers": ["human" if a in self._players else "dispatcher" for a in range(self.session.n_agents)],
             "last_step": self._last_step,
             "counts": {"completed": c.completed, "failed": c.failed, "active": c.active},
@@ -705,15 +766,32 @@ class Room:
                 "max_steps": self.session.max_steps, "players": self.human_agents, "people": self._people_count(),
                 "model": self.settings.model, "score": collaboration_score(c.completed, c.failed, c.active)}
 
-    def welcome(self, seat: Seat) -> dict[str, Any]:
-        """The `joined` message: static level data plus the first state."""
-        return server_message("joined", room=self.id, role=seat.role, agent=seat.agent,
-                              **self.session.static_view(), questionnaire=list(QUESTIONNAIRE),
-                              state={**self.state(), "you": self.you(seat)})
+    def _view(self) -> dict[str, Any]:
+        """The session's view, built once per step (joins between steps reuse it)."""
+        key = (self.episode, self.session.step_index, self.ticks)
+        if self._view_cache is None or self._view_cache[0] != key:
+            self._view_cache = (key, self.session.view())
+        return self._view_cache[1]
+
+    def _static_view(self) -> tuple[dict[str, Any], str]:
+        """The level's static data (with the questionnaire) and its encoded members, built once
+        per episode: a join used to rebuild and re-encode it."""
+        if self._static_cache is None or self._static_cache[0] != self.episode:
+            static = {**self.session.static_view(), "questionnaire": list(QUESTIONNAIRE)}
+            self._static_cache = (self.episode, static, encode(static)[1:-1])
+        return self._static_cache[1], self._static_cache[2]
+
+    def welcome(self, seat: Seat, re: object = None) -> Frame:
+        """The `joined` message: static level data plus the first state (``re`` when given); the
+        static part is spliced in already encoded."""
+        static, static_text = self._static_view()
+        rest = server_message("joined", room=self.id, role=seat.role, agent=seat.agent,
+                              state={**self.state(), "you": self.you(seat)}, **({"re": re} if re is not None else {}))
+        text = encode(rest)
+        return Frame.encoded({**rest, **static}, text[:-1] + "," + static_text + "}" if static_text else text)
 
     def _people_count(self) -> dict[str, int]:
-        roles = [s.role for s in self._members.values()]
-        return {r: roles.count(r) for r in ("player", "head_chef", "spectator")}
+        return dict(self._roles)
 
     def _role_text(self, seat: Seat) -> str:
         if seat.role == "player" and seat.agent is not None:
@@ -725,7 +803,10 @@ class Room:
         self.broadcast(server_message("event", room=self.id, text=text))
 
     def _room_error(self, text: str) -> None:
-        """Tell the room (the same error again within `ERROR_REPEAT_S` is only logged and recorded)."""
+        """Tell the room (the same error again within `ERROR_REPEAT_S` is only logged and recorded).
+
+        Error text quotes SDK messages, which quote URLs: redacted before anyone sees or records it."""
+        text = redact_text(text)
         self.log.note("room_error", step=self.session.step_index, text=text)
         now = self._clock()
         if self.errors and self.errors[-1] == text and now - self._last_error_at < ERROR_REPEAT_S:

@@ -7,6 +7,7 @@ opens at start-up, unless told otherwise) need none. Tokens are compared in cons
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import logging
 import secrets
@@ -28,6 +29,8 @@ log = logging.getLogger(__name__)
 
 #: Rooms one server hosts at most (each holds a kitchen, a dispatcher and a clock job).
 MAX_ROOMS = 500
+#: One answer for a missing room and a private room without its secret.
+NO_ROOM_TEXT = "no such room, or it is private and the secret is wrong or missing"
 #: Spreads the rooms' ticks over the tick interval so they do not all fire at once.
 _GOLDEN = 0.6180339887498949
 
@@ -73,14 +76,17 @@ class RoomRegistry:
     def get(self, room_id: str) -> Room:
         room = self.rooms.get(room_id)
         if room is None:
-            raise ProtocolError("no_room", f"no room {room_id[:40]!r}")
+            raise ProtocolError("no_room", NO_ROOM_TEXT)
         return room
 
     def authorize(self, room: Room, secret: str | None, admin_token: str | None = None) -> None:
-        """Joining: a public room, the room's secret, or the admin token."""
+        """Joining: a public room, the room's secret, or the admin token.
+
+        A private room without its secret is answered exactly like a missing room, so nobody can
+        learn which ids exist."""
         if room.secret is None or same_secret(secret, room.secret) or self.is_admin(admin_token):
             return
-        raise ProtocolError("unauthorized", "wrong or missing room secret")
+        raise ProtocolError("no_room", NO_ROOM_TEXT)
 
     # ------------------------------------------------------------------ rooms
     def make_brain(self, model: str, domain: str) -> Brain:
@@ -100,9 +106,9 @@ class RoomRegistry:
         except (SpecError, ValueError, OSError) as exc:
             raise ProtocolError("invalid", f"cannot make that game: {str(exc)[:200]}") from None
         brain = brain if brain is not None else self.make_brain(settings.model, settings.spec.domain)
-        room_id = secrets.token_hex(4)
+        room_id = secrets.token_hex(16)  # 128 bits: ids are not guessable, so not enumerable
         while room_id in self.rooms:
-            room_id = secrets.token_hex(4)
+            room_id = secrets.token_hex(16)
         secret = None if settings.public else secrets.token_urlsafe(12)
         room = Room(room_id, secret, settings, session, brain, self.recordings)
         try:
@@ -141,7 +147,8 @@ class RoomRegistry:
                                misfire_grace_time=max(1, int(interval * 4)))
 
     async def set_model(self, room: Room, model: str) -> None:
-        brain = self.make_brain(model, room.settings.spec.domain)
+        # built in a thread: a spec naming a file reads it, and no file read may stall every room
+        brain = await asyncio.to_thread(self.make_brain, model, room.settings.spec.domain)
         room.set_brain(brain, model, "changed by the admin")
         room.broadcast_state()
 

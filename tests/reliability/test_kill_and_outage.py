@@ -1,0 +1,62 @@
+"""kill -9 of a sweep loses nothing (resume finishes every unit, each counted once), and an
+outage sweep run as a person runs it (a separate process, a real model server that fails, then
+recovers) ends with every unit played, none scored as zeros."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from stub_llm import BROKEN, chat, stub_server
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def mindagent(*args: str, **kwargs: object) -> subprocess.Popen[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": "unused", "COLUMNS": "200"}
+    return subprocess.Popen([sys.executable, "-c", "from mindagent.cli import app; app()", *args], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kwargs)  # type: ignore[call-overload]
+
+
+def test_a_sweep_killed_mid_run_resumes_without_loss(tmp_path: Path) -> None:
+    out = tmp_path / "res.json"
+    args = ["eval", "--levels", "level_0,level_1", "--agents", "2", "--episodes", "1", "--steps", "60",
+            "--model", "planner", "--out", str(out)]
+    proc = mindagent(*args)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (out.exists() and json.loads(out.read_text() or "{}").get("cells")):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(10)
+    partial = json.loads(out.read_text())  # the file is whole: written to a temporary file, then renamed
+    done_before = sum(len(c["taus"]) for c in partial["cells"])
+    assert 0 < done_before
+    again = mindagent(*args)
+    output, _ = again.communicate(timeout=240)
+    assert again.returncode == 0, output
+    cells = json.loads(out.read_text())["cells"]
+    assert [(c["level"], [t["tau"] for t in c["taus"]]) for c in cells] == [
+        ("level_0", [1.0, 1.5, 2.0, 2.5, 3.0]), ("level_1", [1.0, 1.5, 2.0, 2.5, 3.0])]
+
+
+def test_an_outage_sweep_in_a_process_fails_then_recovers(tmp_path: Path) -> None:
+    out = tmp_path / "res.json"
+    broken = [True]
+    with stub_server(lambda path, body: BROKEN["http_500"] if broken[0] else chat("goto_agent0_storage0")) as stub:
+        args = ["eval", "--levels", "level_0", "--agents", "2", "--episodes", "1", "--steps", "2", "--taus", "1.0",
+                "--model", "openai:stub", "--base-url", stub.url, "--out", str(out), "--timeout", "5"]
+        first = mindagent(*args)
+        output, _ = first.communicate(timeout=120)
+        assert first.returncode == 1 and "model call failed" in output and "Traceback" not in output
+        assert json.loads(out.read_text())["failed"]
+        broken[0] = False
+        second = mindagent(*args)
+        output, _ = second.communicate(timeout=120)
+        assert second.returncode == 0, output
+        data = json.loads(out.read_text())
+        assert data["failed"] == [] and data["cells"][0]["taus"][0]["model_errors"] == 0
