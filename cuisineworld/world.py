@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from cuisineworld.commands import Command, parse_command
 from cuisineworld.kitchen_state import Kitchen
@@ -53,6 +54,21 @@ class AgentStats:
 
     ok: dict[str, int] = field(default_factory=lambda: dict.fromkeys(("noop", "goto", "get", "put", "activate"), 0))
     refused: int = 0
+
+
+class KitchenView(NamedTuple):
+    """The live state lists of a kitchen, indexed by agent or by location (the level's order).
+
+    They are the engine's own lists, not copies, so an encoder that reads every field each step
+    (an RL observation) pays no method call per field; they change with every step and must not be
+    written to. `at` holds location indices into `Level.location_names`."""
+
+    at: list[int]
+    hold: list[str | None]
+    agent_busy: list[int]
+    content: list[list[str]]
+    loc_busy: list[int]
+    gettable: list[bool]
 
 
 class EpisodeOver(RuntimeError):
@@ -167,6 +183,12 @@ class World:
 
     def location_gettable(self, name: str) -> bool:
         return self._kitchen.is_gettable(self.level.location_index[name])
+
+    def kitchen_view(self) -> KitchenView:
+        """The kitchen's live lists, read-only by contract (see `KitchenView`)."""
+        self._ensure_started()
+        k = self._kitchen
+        return KitchenView(k.at, k.hold, k.agent_busy, k.content, k.loc_busy, k.gettable)
 
     def state_text(self) -> str:
         from cuisineworld.state_text import render_state

@@ -10,6 +10,10 @@ Example::
     table = ActionTable(load_level("level_0"), n_agents=2)
     table.command(0, 1)              # "goto_agent0_storage0"
     table.mask(world, 0)             # 0/1 per action, 1 where the engine would accept it now
+
+The mask runs every environment step for every agent, so each legal command string the engine
+lists is looked up in a per-agent dictionary built once (the engine's strings are interned
+templates, so the lookup is a hash hit), never split and rebuilt.
 """
 
 from __future__ import annotations
@@ -43,6 +47,16 @@ class ActionTable:
         self._index = {tpl: i for i, tpl in enumerate(self.templates)}
         self._storages = frozenset(storages)
         self._commands = [[self._render(a, tpl) for tpl in self.templates] for a in range(n_agents)]
+        self._lookup = [self._lookup_for(a, tools) for a in range(n_agents)]
+
+    def _lookup_for(self, agent: int, tools: list[str]) -> dict[str, int]:
+        """Every spelling `World.legal_commands` may list for `agent` -> its action index."""
+        out = {command: i for i, command in enumerate(self._commands[agent])}
+        items = {*self.level.base_ingredients, *(r.product for r in self.level.recipes), *self.level.dishes}
+        for tool in tools:
+            i = self._index[("get", tool, None)]
+            out.update({f"get_agent{agent}_{item}_{tool}": i for item in items})
+        return out
 
     @property
     def size(self) -> int:
@@ -70,11 +84,20 @@ class ActionTable:
         item = parts[2] if (verb == "get" and len(parts) == 4 and loc in self._storages) else None
         return self._index.get((verb, loc, item))
 
+    def legal_actions(self, world: World, agent: int) -> list[int]:
+        """The action indices the engine accepts for `agent` as the step's first command."""
+        lookup = self._lookup[agent]
+        return [lookup[c] for c in world.legal_commands(agent) if c in lookup]
+
     def mask(self, world: World, agent: int) -> np.ndarray:
         """1 for each action the engine accepts for `agent` as the step's first command."""
         out = np.zeros(self.size, dtype=np.int8)
-        for command in world.legal_commands(agent):
-            i = self.index_of(command)
-            if i is not None:
-                out[i] = 1
+        out[self.legal_actions(world, agent)] = 1
+        return out
+
+    def masks(self, world: World) -> np.ndarray:
+        """One mask row per agent, shape ``(n_agents, size)``, as booleans (what maskable trainers take)."""
+        out = np.zeros((self.n_agents, self.size), dtype=bool)
+        for agent in range(self.n_agents):
+            out[agent, self.legal_actions(world, agent)] = True
         return out
