@@ -17,7 +17,7 @@ from cuisineworld.orders import MAX_ACTIVE_ORDERS, Order
 from cuisineworld.reasons import Code, Reason
 from cuisineworld.rules import FIXED, REFERENCE, RULESETS, Rules, rules_named
 from cuisineworld.timing import PAPER_TAUS
-from cuisineworld.world import AgentStats, EpisodeCounts, EpisodeOver, KitchenView, Outcome, StepResult, World
+from cuisineworld.world import AgentStats, EpisodeCounts, EpisodeOver, KitchenView, LegalLabels, Outcome, StepResult, World
 from levels import LevelFileError
 
 __all__ = [
@@ -33,6 +33,7 @@ __all__ = [
     "EpisodeCounts",
     "EpisodeOver",
     "KitchenView",
+    "LegalLabels",
     "Level",
     "LevelFileError",
     "LocationSpec",

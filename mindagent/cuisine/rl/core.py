@@ -67,7 +67,7 @@ class KitchenCore:
 
     def step(self, actions: Sequence[int], rng: np.random.Generator) -> tuple[float, list[Outcome], list[str]]:
         """Run one joint action; the reward, each agent's outcome (in agent order) and the commands."""
-        commands = [self.table.command(i, int(a)) for i, a in enumerate(actions)]
+        commands = self.table.commands(actions)
         if self.order == "shuffle" and self.n_agents > 1:
             perm = rng.permutation(self.n_agents)
             result = self.world.step([commands[i] for i in perm])

@@ -66,7 +66,8 @@ class CuisineJointEnv(gym.Env):
         return self.core.observe(), self._info()
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        reward, outcomes, _ = self.core.step(np.asarray(action).reshape(-1).tolist(), self.np_random)
+        actions = action.reshape(-1).tolist() if isinstance(action, np.ndarray) else [int(a) for a in action]
+        reward, outcomes, _ = self.core.step(actions, self.np_random)
         info = self._info()
         info["accepted"] = [o.ok for o in outcomes]
         if self.core.world.done:
