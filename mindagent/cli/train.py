@@ -27,6 +27,8 @@ def train(
     rules: str = typer.Option("reference", "--rules"),
     envs: int = typer.Option(8, "--envs", min=1, max=256, help="environments stepped together"),
     checkpoint_every: int = typer.Option(50_000, "--checkpoint-every", min=1, help="steps between checkpoints"),
+    learning_rate: float = typer.Option(3e-4, "--learning-rate", min=1e-6, max=1.0),
+    rollout: int = typer.Option(128, "--rollout", min=8, help="steps per env between PPO updates"),
 ) -> None:
     """Train a centralized masked PPO policy; evaluate it with `mindagent eval --model policy:DIR/model.zip`."""
     from mindagent.cuisine.rl.train import BACKENDS, TrainConfig, require_rl
@@ -37,7 +39,8 @@ def train(
     try:
         tau_list = tuple(float(t) for t in taus.split(",") if t.strip())
         config = TrainConfig(level=level, agents=agents, steps=steps, out=out_dir, algo=algo, seed=seed, reward=reward,
-                             taus=tau_list, order=order, rules=rules, n_envs=envs, checkpoint_every=checkpoint_every)
+                             taus=tau_list, order=order, rules=rules, n_envs=envs, checkpoint_every=checkpoint_every,
+                             learning_rate=learning_rate, n_steps=rollout, batch_size=max(8, min(256, rollout * envs // 2)))
         config.check()
         require_rl()
     except (ValueError, OSError, RuntimeError) as exc:

@@ -10,11 +10,15 @@ in 66k steps. Shaping gives credit for the recipe-tree work on the way:
   open orders need) is worth its subtree's node count, scaled so a whole dish is worth
   `PROGRESS_WEIGHT`. Potential-based shaping leaves the optimal policy unchanged (Ng, Harada and
   Russell, 1999) and cannot be farmed: taking an ingredient out again gives the credit back.
-- ``dense``: in the spirit of the paper's "heavily engineered dense rewards": the potential term
-  plus a bonus for each recipe node made (a successful activation whose product an open order
-  needs), a bonus per dish served, a penalty per refused command and an extra penalty per expired
-  order. It changes what is optimal (the weights trade dishes for intermediate work), so compare
-  policies by completion rate, never by this reward.
+- ``dense``: in the spirit of the paper's "heavily engineered dense rewards": credit for every
+  recipe-tree node toward an open order (a needed base ingredient fetched from storage, a needed
+  intermediate or dish made by an activation), a bonus per dish served, a penalty per refused
+  command and an extra penalty per expired order. Each open order has a budget of exactly its
+  tree's nodes, so the credit cannot be farmed (a first version paid every needed activation and
+  was farmed on level_4: chop a tomato, throw the slice away, fetch another), yet unlike the
+  potential it is not taken back when an item is used up, so an episode's return grows with the
+  recipe work done. It changes what is optimal (weights trade dishes for work on the way), so
+  compare policies by completion rate, never by this reward.
 
 Example::
 
@@ -135,41 +139,59 @@ class PotentialReward:
 
 @dataclass(frozen=True, slots=True)
 class DenseWeights:
-    """The dense reward's terms (see the module doc); the served and failed terms add to the score's 1."""
+    """The dense reward's terms (see the module doc); the served and expired terms add to the score's 1."""
 
-    node: float = 0.1
+    fetched: float = 0.1  # a base ingredient an open order's tree still needs, taken from storage
+    made: float = 0.2  # an intermediate or dish an open order's tree still needs, made by an activation
     served: float = 0.5
     refused: float = 0.02
-    expired: float = 0.5
+    expired: float = 0.25
 
 
 class DenseReward:
-    """The potential term plus bonuses for needed nodes made and dishes served, penalties for refusals and expiries."""
+    """Per-order node credit, a serving bonus, penalties for refusals and expiries (see the module doc)."""
 
     def __init__(self, level: Level, gamma: float = 0.99, weights: DenseWeights | None = None) -> None:
-        self.potential = PotentialReward(level, gamma)
         self.weights = weights or DenseWeights()
-        self.level = level
+        self.sparse = SparseReward()
+        self.trees = {dish: subtree_counts(level, dish) for dish in set(level.dishes)}
+        self._storages = frozenset(loc.name for loc in level.locations if loc.role == "storage")
+        self._credited: dict[int, Counter[str]] = {}  # order id -> tree nodes already paid for
 
     def reset(self, world: World) -> None:
-        self.potential.reset(world)
+        self.sparse.reset(world)
+        self._credited = {}
 
     def __call__(self, world: World, result: StepResult) -> float:
-        total = self.potential(world, result)
-        done, failed = self.potential.sparse.last
         w = self.weights
-        total += w.served * done - w.expired * failed
-        refused = sum(1 for o in result.outcomes if not o.ok)
-        total -= w.refused * refused
-        made = [o.command.rsplit("_", 1)[1] for o in result.outcomes if o.ok and o.command.startswith("activate_")]
-        if made:
-            phi = self.potential.phi
-            need, have = phi.demand(world), phi.present(world)
-            for location in made:
-                content = world.location_content(location)
-                if len(content) == 1 and have[content[0]] <= need[content[0]]:
-                    total += w.node
+        done, failed = self.sparse.delta(world)
+        total = (1.0 + w.served) * done - (1.0 + w.expired) * failed
+        for outcome in result.outcomes:
+            if not outcome.ok:
+                total -= w.refused
+                continue
+            verb, _, rest = outcome.command.partition("_")
+            if verb == "get":
+                parts = rest.split("_")  # agentN, item, storage for a get from storage
+                if len(parts) == 3 and parts[2] in self._storages and self._credit(world, parts[1]):
+                    total += w.fetched
+            elif verb == "activate":
+                content = world.location_content(rest.rsplit("_", 1)[1])
+                if len(content) == 1 and self._credit(world, content[0]):
+                    total += w.made
         return total
+
+    def _credit(self, world: World, item: str) -> bool:
+        """Charge `item` to the most urgent open order whose tree still has an unpaid node of it."""
+        orders = world.orders
+        live = {o.id for o in orders}
+        self._credited = {k: v for k, v in self._credited.items() if k in live}
+        for order in orders:
+            paid = self._credited.setdefault(order.id, Counter())
+            if paid[item] < self.trees.get(order.dish, Counter())[item]:
+                paid[item] += 1
+                return True
+        return False
 
 
 def make_reward(name: str, level: Level, gamma: float = 0.99) -> RewardFn:
