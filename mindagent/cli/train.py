@@ -34,6 +34,9 @@ def train(
     from mindagent.cuisine.rl.train import BACKENDS, TrainConfig, require_rl
     from mindagent.cuisine.rl.train import train as run_training
 
+    if backend == "rllib":
+        fail("--backend rllib is not offered yet: ray[rllib] 2.60 (the release for Python 3.11) pins gymnasium==1.2.2, "
+             "older than this project's, and pulls about 0.3 GB more (pandas, pyarrow); train with --backend sb3")
     if backend not in BACKENDS:
         fail(f"--backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
     try:

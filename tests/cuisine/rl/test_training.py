@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 pytest.importorskip("sb3_contrib")
 
-from mindagent.cli import app  # noqa: E402
+from mindagent.cli import app
 
 runner = CliRunner()
 TRAIN = ["train", "--level", "level_0", "--agents", "2", "--algo", "maskable-ppo", "--taus", "3.0", "--envs", "4",
