@@ -36,7 +36,7 @@ def train(
 
     if backend == "rllib":
         fail("--backend rllib is not offered yet: ray[rllib] 2.60 (the release for Python 3.11) pins gymnasium==1.2.2, "
-             "older than this project's, and pulls about 0.3 GB more (pandas, pyarrow); train with --backend sb3")
+             "older than this project's, and adds a 79 MB wheel plus pandas and pyarrow; train with --backend sb3")
     if backend not in BACKENDS:
         fail(f"--backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
     try:
