@@ -23,12 +23,13 @@ from cuisineworld import load_level
 from mindagent.cuisine.rl.actions import ActionTable
 from mindagent.cuisine.rl.observe import Observer
 from mindagent.cuisine.rl.train import POLICY_FILE
+from mindagent.domain import SpecError
 
 PREFIX = "policy:"
 SAMPLE_SUFFIX = "?sample"
 
 
-class PolicyLoadError(ValueError):
+class PolicyLoadError(SpecError):
     """The spec names no loadable trained policy (missing file, no policy.json, rl extra missing)."""
 
 
@@ -78,13 +79,13 @@ class TrainedPolicy:
         world = session.world
         level_name = Path(str(self.meta["level"])).stem
         if world.level.name != level_name or world.n_agents != int(self.meta["agents"]):
-            raise ValueError(f"{self.name} was trained on {level_name} with {self.meta['agents']} agents, "
+            raise SpecError(f"{self.name} was trained on {level_name} with {self.meta['agents']} agents, "
                              f"not {world.level.name} with {world.n_agents}")
         level = load_level(str(self.meta["level"]), str(self.meta.get("rules", "reference")))
         self.table = ActionTable(level, world.n_agents)
         self.observer = Observer(level, world.n_agents)
         if self.observer.size != int(self.meta["obs_size"]) or self.table.size != int(self.meta["actions"]):
-            raise ValueError(f"{self.name}: the level's encoding changed since training; train again")
+            raise SpecError(f"{self.name}: the level's encoding changed since training; train again")
         if self.sample:
             import torch
 

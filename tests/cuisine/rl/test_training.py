@@ -83,3 +83,16 @@ def test_policy_spec_errors_are_one_line(tmp_path: Path):
     assert result.exit_code == 2 and "no model file" in result.output
     result = runner.invoke(app, ["run", "--domain", "minecraft", "--model", "policy:x.zip"])
     assert result.exit_code == 2 and "policy:x.zip" in result.output
+
+
+@pytest.mark.slow
+def test_trained_policy_plays_a_recorded_run(trained: Path, tmp_path: Path):
+    result = runner.invoke(app, ["run", "--level", "level_0", "--agents", "2", "--tau", "3.0", "--json", "--out-dir",
+                                 str(tmp_path), "--model", f"policy:{trained / 'model.zip'}?sample"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.output.strip().splitlines()[-1])
+    assert summary["completed"] >= 1
+    assert len(list(tmp_path.glob("*.jsonl"))) == 1
+    result = runner.invoke(app, ["run", "--level", "level_1", "--agents", "2", "--out-dir", str(tmp_path),
+                                 "--model", f"policy:{trained / 'model.zip'}"])
+    assert result.exit_code == 2 and "trained on level_0 with 2 agents, not level_1" in result.output
