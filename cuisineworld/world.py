@@ -116,6 +116,7 @@ class World:
         # the order generator's state when the current episode started (what a recording keeps)
         self.episode_start_state: list[object] = self.generator_state()
         self._legal_static = _LegalTables.strings(level, n_agents)
+        self._view: KitchenView | None = None
 
     # ----------------------------------------------------------------- episode
     def reset(self, seed: int | None = None, generator_state: list[object] | None = None) -> None:
@@ -130,6 +131,7 @@ class World:
         self.episode += 1
         self.episode_start_state = self.generator_state()
         self._kitchen.clear()
+        self._view = None  # clear() made new lists
         self._orders.start()
         self.time = 0
         self.stats = [AgentStats() for _ in range(self.n_agents)]
@@ -187,10 +189,13 @@ class World:
         return self._kitchen.is_gettable(self.level.location_index[name])
 
     def kitchen_view(self) -> KitchenView:
-        """The kitchen's live lists, read-only by contract (see `KitchenView`)."""
-        self._ensure_started()
-        k = self._kitchen
-        return KitchenView(k.at, k.hold, k.agent_busy, k.content, k.loc_busy, k.gettable)
+        """The kitchen's live lists, read-only by contract (see `KitchenView`); valid until the next reset."""
+        view = self._view
+        if view is None or not self._started:
+            self._ensure_started()
+            k = self._kitchen
+            view = self._view = KitchenView(k.at, k.hold, k.agent_busy, k.content, k.loc_busy, k.gettable)
+        return view
 
     def state_text(self) -> str:
         from cuisineworld.state_text import render_state
@@ -217,6 +222,7 @@ class World:
         else:
             twin._rng.seed(order_seed)
         twin._kitchen = self._kitchen.copy()
+        twin._view = None
         twin._orders = self._orders.copy(twin._rng)
         twin.stats = [AgentStats(dict(s.ok), s.refused) for s in self.stats]
         return twin

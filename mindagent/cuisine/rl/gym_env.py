@@ -68,12 +68,13 @@ class CuisineJointEnv(gym.Env):
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         actions = action.reshape(-1).tolist() if isinstance(action, np.ndarray) else [int(a) for a in action]
         reward, outcomes, _ = self.core.step(actions, self.np_random)
-        info = self._info()
-        info["accepted"] = [o.ok for o in outcomes]
-        if self.core.world.done:
-            counts = self.core.world.counts
+        world = self.core.world
+        info: dict[str, Any] = {"action_mask": self.core.masks(), "accepted": [o.ok for o in outcomes]}
+        done = world.done
+        if done:
+            counts = world.counts
             info["episode_counts"] = {"completed": counts.completed, "failed": counts.failed, "active": counts.active}
-        return self.core.observe(), reward, False, self.core.world.done, info
+        return self.core.observe(), reward, False, done, info
 
     def action_masks(self) -> np.ndarray:
         """The legal actions of every agent, concatenated: a flat bool vector of ``n_agents * actions``."""

@@ -62,6 +62,9 @@ def test_fast_observation_and_mask_match_the_obvious_ones(level: str):
             assert np.array_equal(table.masks(world)[agent], slow)
         commands = planner.act_world(world) if world.time % 3 else [str(rng.choice(world.legal_commands(a))) for a in range(3)]
         world.step(commands)
+    world.reset()  # a new episode has new state lists: the encoder must read those
+    world.step(["goto_agent0_storage0", "noop_agent1", "noop_agent2"])
+    assert np.array_equal(enc.encode(world), _reference_encode(enc, world))
 
 
 def test_action_masks_are_flat_and_legal():
@@ -181,3 +184,14 @@ def test_dense_reward_credits_recipe_work_before_the_first_dish():
 def test_unknown_reward_is_refused():
     with pytest.raises(ValueError, match="reward"):
         CuisineJointEnv("level_0", reward="shiny")
+
+
+def test_envs_and_cli_import_no_torch():
+    """torch and the trainers load only when training or when a trained policy plays."""
+    import subprocess
+    import sys
+
+    code = ("import sys, mindagent.cli, mindagent.cuisine.rl; "
+            "print(sorted(m for m in ('torch', 'stable_baselines3', 'sb3_contrib') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
