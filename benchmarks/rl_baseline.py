@@ -70,16 +70,18 @@ def row(name: str, taus: list[TauResult], paper_rl: str, gpt4: str) -> str:
     return f"| {name} | {rates(taus)} | {cos(taus):.3f} | {at.rate:.3f} | {paper_rl} | {gpt4} |"
 
 
-def curve(folder: Path, level: str, agents: int, every: int, episodes: int, seed: int) -> list[dict[str, float]]:
-    points = []
+def curve(folder: Path, level: str, agents: int, every: int, episodes: int, seed: int,
+          known: list[dict[str, float]]) -> list[dict[str, float]]:
+    """Checkpoints evaluated at multiples of `every`; points in `known` (an earlier call's) are kept."""
+    points = [p for p in known if int(p["steps"]) % every == 0]
+    done = {int(p["steps"]) for p in points}
     for path, steps in checkpoints(folder):
-        if steps % every:
+        if steps % every or steps in done:
             continue
         taus = evaluate(f"policy:{path}", level, agents, episodes, seed)
         at = next(t for t in taus if t.tau == PAPER_TAU)
         points.append({"steps": steps, "cos": cos(taus), "rate_tau_2.5": at.rate})
-        print(f"  {level} {steps:>9,} steps: CoS {cos(taus):.3f}, tau 2.5 {at.rate:.3f}", flush=True)
-    return points
+    return sorted(points, key=lambda p: p["steps"])
 
 
 def plot(curves: dict[str, list[dict[str, float]]], target: Path) -> None:
@@ -125,6 +127,8 @@ def main() -> None:
             print(f"{level}: trained {result.steps:,} steps in {result.seconds / 60:.1f} min", flush=True)
     print(f"paper protocol: reference rules, seed {args.seed}, {args.episodes} x 60-step episodes per tau, "
           f"{args.agents} agents; completed/total (rate) per tau {', '.join(f'{t:g}' for t in PAPER_TAUS)}")
+    saved = args.out / "curve.json"
+    known: dict[str, list[dict[str, float]]] = json.loads(saved.read_text()) if saved.exists() else {}
     curves = {}
     lines = []
     for level in levels:
@@ -140,7 +144,9 @@ def main() -> None:
                                                                    args.episodes, args.seed), paper_rl, gpt4))
         lines.append(row(f"{level} planner", evaluate("planner", level, args.agents, args.episodes, args.seed),
                          paper_rl, gpt4))
-        curves[level] = curve(folder, level, args.agents, args.curve_every, args.episodes, args.seed)
+        curves[level] = curve(folder, level, args.agents, args.curve_every, args.episodes, args.seed, known.get(level, []))
+        for p in curves[level]:
+            print(f"  {level} {int(p['steps']):>9,} steps: CoS {p['cos']:.3f}, tau 2.5 {p['rate_tau_2.5']:.3f}")
     print("| dispatcher | " + " | ".join(f"tau {t:g}" for t in PAPER_TAUS)
           + " | CoS | rate at tau 2.5 | paper masked PPO | paper GPT-4 (tau 2.5) |")
     print("|---|" + "---|" * (len(PAPER_TAUS) + 4))
