@@ -17,7 +17,7 @@ from cuisineworld.orders import MAX_ACTIVE_ORDERS, Order
 from cuisineworld.reasons import Code, Reason
 from cuisineworld.rules import FIXED, REFERENCE, RULESETS, Rules, rules_named
 from cuisineworld.timing import PAPER_TAUS
-from cuisineworld.world import AgentStats, EpisodeCounts, EpisodeOver, Outcome, StepResult, World
+from cuisineworld.world import AgentStats, EpisodeCounts, EpisodeOver, KitchenView, LegalLabels, Outcome, StepResult, World
 from levels import LevelFileError
 
 __all__ = [
@@ -32,6 +32,8 @@ __all__ = [
     "Command",
     "EpisodeCounts",
     "EpisodeOver",
+    "KitchenView",
+    "LegalLabels",
     "Level",
     "LevelFileError",
     "LocationSpec",

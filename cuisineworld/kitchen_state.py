@@ -7,7 +7,7 @@ reason reported, and changes nothing unless every check passes.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from cuisineworld.commands import Command
 from cuisineworld.level import Level
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from cuisineworld.world import _LegalTables
 
 CountFor = Callable[[str], int]
+L = TypeVar("L")
 
 
 class Kitchen:
@@ -199,7 +200,8 @@ class Kitchen:
         return None
 
     # ------------------------------------------------------------ legal moves
-    def legal(self, a: int, tables: _LegalTables, count_for: CountFor) -> list[str]:
+    def legal(self, a: int, tables: _LegalTables[L], count_for: CountFor) -> list[L]:
+        """The legal moves of agent `a`, spelled as `tables` spells them (strings, or other labels)."""
         out = [tables.noop[a]]
         if self.agent_busy[a]:
             return out
@@ -216,7 +218,8 @@ class Kitchen:
                     out.extend(tables.get_base[a][j])
                 elif len(content) == 1:
                     out.append(tables.get_tool[a][j])
-                    out.append(f"{tables.get_prefix[a]}{content[0]}_{self.level.locations[j].name}")
+                    if tables.get_prefix is not None:
+                        out.append(cast(L, f"{tables.get_prefix[a]}{content[0]}_{self.level.locations[j].name}"))
             if content and self.level.product_of(self._types[j], content) is not None:
                 out.append(tables.activate[a][j])
             return out

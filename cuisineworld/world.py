@@ -9,8 +9,9 @@ enough for RL and for sweeping hundreds of episodes; `check` runs the same code 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Generic, NamedTuple, TypeVar
 
 from cuisineworld.commands import Command, parse_command
 from cuisineworld.kitchen_state import Kitchen
@@ -19,6 +20,8 @@ from cuisineworld.orders import Order, OrderBook
 from cuisineworld.reasons import Code, Reason
 
 _PARSE_CACHE_LIMIT = 8192
+T = TypeVar("T")
+U = TypeVar("U")
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +56,21 @@ class AgentStats:
 
     ok: dict[str, int] = field(default_factory=lambda: dict.fromkeys(("noop", "goto", "get", "put", "activate"), 0))
     refused: int = 0
+
+
+class KitchenView(NamedTuple):
+    """The live state lists of a kitchen, indexed by agent or by location (the level's order).
+
+    They are the engine's own lists, not copies, so an encoder that reads every field each step
+    (an RL observation) pays no method call per field; they change with every step and must not be
+    written to. `at` holds location indices into `Level.location_names`."""
+
+    at: list[int]
+    hold: list[str | None]
+    agent_busy: list[int]
+    content: list[list[str]]
+    loc_busy: list[int]
+    gettable: list[bool]
 
 
 class EpisodeOver(RuntimeError):
@@ -97,7 +115,8 @@ class World:
         self._started = False
         # the order generator's state when the current episode started (what a recording keeps)
         self.episode_start_state: list[object] = self.generator_state()
-        self._legal_static = _LegalTables(level, n_agents)
+        self._legal_static = _LegalTables.strings(level, n_agents)
+        self._view: KitchenView | None = None
 
     # ----------------------------------------------------------------- episode
     def reset(self, seed: int | None = None, generator_state: list[object] | None = None) -> None:
@@ -112,6 +131,7 @@ class World:
         self.episode += 1
         self.episode_start_state = self.generator_state()
         self._kitchen.clear()
+        self._view = None  # clear() made new lists
         self._orders.start()
         self.time = 0
         self.stats = [AgentStats() for _ in range(self.n_agents)]
@@ -168,6 +188,15 @@ class World:
     def location_gettable(self, name: str) -> bool:
         return self._kitchen.is_gettable(self.level.location_index[name])
 
+    def kitchen_view(self) -> KitchenView:
+        """The kitchen's live lists, read-only by contract (see `KitchenView`); valid until the next reset."""
+        view = self._view
+        if view is None or not self._started:
+            self._ensure_started()
+            k = self._kitchen
+            view = self._view = KitchenView(k.at, k.hold, k.agent_busy, k.content, k.loc_busy, k.gettable)
+        return view
+
     def state_text(self) -> str:
         from cuisineworld.state_text import render_state
 
@@ -193,6 +222,7 @@ class World:
         else:
             twin._rng.seed(order_seed)
         twin._kitchen = self._kitchen.copy()
+        twin._view = None
         twin._orders = self._orders.copy(twin._rng)
         twin.stats = [AgentStats(dict(s.ok), s.refused) for s in self.stats]
         return twin
@@ -309,6 +339,31 @@ class World:
             raise IndexError(f"agent {agent} is not in this kitchen of {self.n_agents}")
         return self._kitchen.legal(agent, self._legal_static, self._orders.count_for)
 
+    def legal_labels(self, label: Callable[[str], U]) -> LegalLabels[U]:
+        """A reusable way to list legal moves as labels instead of strings (e.g. RL action indices).
+
+        `label` is called once per command spelling now, never while playing; a get from a tool is
+        listed once (its three-part spelling). Use with `legal_labelled`::
+
+            labels = world.legal_labels(table.index)
+            world.legal_labelled(0, labels)     # [0, 1, 2, ...]: same moves as legal_commands(0)
+        """
+        return LegalLabels(self._legal_static.relabel(label))
+
+    def legal_labelled(self, agent: int, labels: LegalLabels[U]) -> list[U]:
+        """`legal_commands(agent)` as labels (the rules are the same code; only the spelling differs)."""
+        self._ensure_started()
+        return self._kitchen.legal(agent, labels.tables, self._orders.count_for)
+
+
+class LegalLabels(Generic[U]):
+    """Legal-move tables relabelled by `World.legal_labels` (opaque: pass it to `legal_labelled`)."""
+
+    __slots__ = ("tables",)
+
+    def __init__(self, tables: _LegalTables[U]) -> None:
+        self.tables = tables
+
 
 def _rng_state(saved: list[object]) -> tuple[object, ...]:
     """`generator_state()` as it comes back from JSON: `setstate` wants the words as a tuple again.
@@ -322,17 +377,37 @@ def _rng_state(saved: list[object]) -> tuple[object, ...]:
     return (version, tuple(int(x) for x in internal), gauss)
 
 
-class _LegalTables:
-    """Command strings precomputed per agent so enumerating legal moves is list work only."""
+class _LegalTables(Generic[T]):
+    """Command strings (or, via `relabel`, any other label such as RL action indices) precomputed
+    per agent, so enumerating legal moves is list work only."""
 
     __slots__ = ("noop", "goto", "get_base", "get_tool", "put", "activate", "get_prefix")
 
-    def __init__(self, level: Level, n_agents: int) -> None:
+    def __init__(self, noop: list[T], goto: list[list[T]], get_base: list[list[list[T]]], get_tool: list[list[T]],
+                 put: list[list[T]], activate: list[list[T]], get_prefix: list[str] | None) -> None:
+        self.noop, self.goto, self.get_base, self.get_tool = noop, goto, get_base, get_tool
+        self.put, self.activate = put, activate
+        # the second spelling of a get from a tool (with the item); None: list the first spelling only
+        self.get_prefix = get_prefix
+
+    @staticmethod
+    def strings(level: Level, n_agents: int) -> _LegalTables[str]:
         names = level.location_names
-        self.noop = [f"noop_agent{a}" for a in range(n_agents)]
-        self.goto = [[f"goto_agent{a}_{n}" for n in names] for a in range(n_agents)]
-        self.get_base = [[[f"get_agent{a}_{b}_{n}" for b in level.base_ingredients] for n in names] for a in range(n_agents)]
-        self.get_tool = [[f"get_agent{a}_{n}" for n in names] for a in range(n_agents)]
-        self.put = [[f"put_agent{a}_{n}" for n in names] for a in range(n_agents)]
-        self.activate = [[f"activate_agent{a}_{n}" for n in names] for a in range(n_agents)]
-        self.get_prefix = [f"get_agent{a}_" for a in range(n_agents)]
+        agents = range(n_agents)
+        return _LegalTables(
+            [f"noop_agent{a}" for a in agents],
+            [[f"goto_agent{a}_{n}" for n in names] for a in agents],
+            [[[f"get_agent{a}_{b}_{n}" for b in level.base_ingredients] for n in names] for a in agents],
+            [[f"get_agent{a}_{n}" for n in names] for a in agents],
+            [[f"put_agent{a}_{n}" for n in names] for a in agents],
+            [[f"activate_agent{a}_{n}" for n in names] for a in agents],
+            [f"get_agent{a}_" for a in agents],
+        )
+
+    def relabel(self, label: Callable[[T], U]) -> _LegalTables[U]:
+        """The same tables with every entry replaced by `label(entry)`, listing each tool get once."""
+        def rows(table: list[list[T]]) -> list[list[U]]:
+            return [[label(c) for c in row] for row in table]
+
+        return _LegalTables([label(c) for c in self.noop], rows(self.goto), [rows(r) for r in self.get_base],
+                            rows(self.get_tool), rows(self.put), rows(self.activate), None)

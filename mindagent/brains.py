@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mindagent.domain import Domain, DomainSession, SpecError
+from mindagent.domain import TRAINED_PREFIX, Domain, DomainSession, SpecError
 from mindagent.limits import MAX_REPLY_CHARS
 from mindagent.llm.base import Completion, GenerationConfig, LLMClient, LLMError, Message, Usage
 from mindagent.llm.redact import redact_text, redact_url
@@ -128,10 +128,11 @@ Brain = LLMBrain | PolicyBrain
 def make_brain(model: str, domain: Domain, *, seed: int = 0, base_url: str | None = None,
                model_path: str | None = None, temperature: float = 0.1, max_tokens: int = 100,
                timeout_s: float = 60.0, threads: int | None = None) -> Brain:
-    """A built-in policy of `domain` (``planner``, ``random``) or any `mindagent.llm` spec.
+    """A built-in policy of `domain` (``planner``, ``random``), a trained one (``policy:DIR/model.zip``,
+    loaded by the domain, which refuses it if it has no trained policies) or any `mindagent.llm` spec.
 
     Raises `SpecError` for a built-in name the domain lacks and `LLMError` for a bad model spec."""
-    if model in domain.policies:
+    if model in domain.policies or model.startswith(TRAINED_PREFIX):
         return PolicyBrain(domain.make_policy(model, seed))
     if model in BUILT_IN_NAMES:
         raise SpecError(f"{domain.name} has no built-in {model!r} dispatcher; it has: {', '.join(domain.policies)}")

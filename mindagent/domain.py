@@ -294,6 +294,11 @@ class ReferenceFigures:
     bound: Callable[[str, int, str], float] | None = None
 
 
+#: ``--model policy:DIR/model.zip``: a trained policy, which the domain loads in `make_policy`
+#: (a domain without trained policies refuses the name with a `SpecError`).
+TRAINED_PREFIX = "policy:"
+
+
 class Domain(Protocol):
     """How a game plugs in: sessions from a spec, its built-in policies and its levels.
 
@@ -325,7 +330,7 @@ class Domain(Protocol):
         ...
 
     def make_policy(self, name: str, seed: int) -> Policy[Any]:
-        """A built-in dispatcher named in `policies`."""
+        """A built-in dispatcher named in `policies`, or a trained one (``policy:...``) where the domain has them."""
         ...
 
     def level_names(self) -> list[str]:

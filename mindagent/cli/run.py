@@ -97,6 +97,8 @@ def run(
         result = asyncio.run(go())
     except (OSError, RuntimeError) as exc:  # a game server that cannot start, a dead bridge, an unwritable folder
         fail(f"{spec.domain}: {type(exc).__name__}: {exc}", code=1)
+    except SpecError as exc:  # a dispatcher that cannot play this game (a policy trained on another kitchen)
+        fail(str(exc))
     summary = {"domain": spec.domain, "level": spec.level, "agents": agents, "tau": tau, "seed": seed, "model": model,
                "completed": result.completed, "failed": result.failed, "active": result.active,
                "steps": result.steps, "prompt_tokens": result.prompt_tokens,

@@ -9,7 +9,7 @@ from typing import Any
 from cuisineworld import LevelFileError, load_level
 from levels import level_names, load_level_data
 from mindagent.cuisine.session import CuisineSession
-from mindagent.domain import ReferenceFigures, SpecError
+from mindagent.domain import TRAINED_PREFIX, ReferenceFigures, SpecError
 from mindagent.policy import Policy
 from mindagent.spec import GameSpec
 
@@ -50,6 +50,14 @@ class CuisineDomain:
         return CuisineSession(level, n_agents=spec.agents, tau=spec.tau, seed=spec.seed, max_steps=spec.steps)
 
     def make_policy(self, name: str, seed: int) -> Policy[Any]:
+        """`planner`, `random`, or ``policy:DIR/model.zip`` (a policy trained by `mindagent train`)."""
+        if name.startswith(TRAINED_PREFIX):
+            from mindagent.cuisine.rl.trained import PolicyLoadError, load_policy
+
+            try:
+                return load_policy(name, seed)
+            except PolicyLoadError as exc:
+                raise SpecError(str(exc)) from None
         from mindagent.cuisine.planners import make_policy
 
         return make_policy(name, seed=seed)

@@ -10,19 +10,36 @@ Example::
     table = ActionTable(load_level("level_0"), n_agents=2)
     table.command(0, 1)              # "goto_agent0_storage0"
     table.mask(world, 0)             # 0/1 per action, 1 where the engine would accept it now
+
+The mask runs every environment step for every agent, so it never touches a command string: the
+engine's own legal-move code runs over tables relabelled once with this table's action indices
+(`World.legal_labels`), and the indices land in a byte buffer NumPy views without copying.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
-from cuisineworld import Level, World
+from cuisineworld import LegalLabels, Level, World
 
 
 def level_ingredients(level: Level) -> tuple[str, ...]:
     """Base ingredients that some active recipe of the level uses, in the level's base order."""
     used = {i for r in level.recipes for i in r.ingredients}
     return tuple(b for b in level.base_ingredients if b in used)
+
+
+class _Lookup(dict[str, int]):
+    """command -> flat action index; a spelling with no action maps to the sink cell."""
+
+    def __init__(self, sink: int, entries: dict[str, int]) -> None:
+        super().__init__(entries)
+        self.sink = sink
+
+    def __missing__(self, key: str) -> int:
+        return self.sink
 
 
 class ActionTable:
@@ -43,6 +60,21 @@ class ActionTable:
         self._index = {tpl: i for i, tpl in enumerate(self.templates)}
         self._storages = frozenset(storages)
         self._commands = [[self._render(a, tpl) for tpl in self.templates] for a in range(n_agents)]
+        self._lookup = [self._lookup_for(a, tools) for a in range(n_agents)]
+        # the same, as flat indices into an (n_agents * size + 1) vector whose last cell takes the
+        # spellings no action stands for (gets of base ingredients no recipe of the level uses)
+        sink = n_agents * self.size
+        self._flat = _Lookup(sink, {c: a * self.size + i for a in range(n_agents) for c, i in self._lookup[a].items()})
+        self._labels: LegalLabels[int] | None = None  # the engine's legal-move tables, spelled as flat indices
+
+    def _lookup_for(self, agent: int, tools: list[str]) -> dict[str, int]:
+        """Every spelling `World.legal_commands` may list for `agent` -> its action index."""
+        out = {command: i for i, command in enumerate(self._commands[agent])}
+        items = {*self.level.base_ingredients, *(r.product for r in self.level.recipes), *self.level.dishes}
+        for tool in tools:
+            i = self._index[("get", tool, None)]
+            out.update({f"get_agent{agent}_{item}_{tool}": i for item in items})
+        return out
 
     @property
     def size(self) -> int:
@@ -60,6 +92,10 @@ class ActionTable:
     def command(self, agent: int, action: int) -> str:
         return self._commands[agent][int(action)]
 
+    def commands(self, actions: Sequence[int]) -> list[str]:
+        """One command per agent for a joint action (one action index per agent, in agent order)."""
+        return [row[a] for row, a in zip(self._commands, actions, strict=True)]
+
     def index_of(self, command: str) -> int | None:
         """The action of a canonical legal command (`World.legal_commands` spelling)."""
         parts = command.split("_")
@@ -70,11 +106,24 @@ class ActionTable:
         item = parts[2] if (verb == "get" and len(parts) == 4 and loc in self._storages) else None
         return self._index.get((verb, loc, item))
 
+    def legal_actions(self, world: World, agent: int) -> list[int]:
+        """The action indices the engine accepts for `agent` as the step's first command."""
+        lookup = self._lookup[agent]
+        return [lookup[c] for c in world.legal_commands(agent) if c in lookup]
+
     def mask(self, world: World, agent: int) -> np.ndarray:
         """1 for each action the engine accepts for `agent` as the step's first command."""
         out = np.zeros(self.size, dtype=np.int8)
-        for command in world.legal_commands(agent):
-            i = self.index_of(command)
-            if i is not None:
-                out[i] = 1
+        out[self.legal_actions(world, agent)] = 1
         return out
+
+    def masks(self, world: World) -> np.ndarray:
+        """One mask row per agent, shape ``(n_agents, size)``, as booleans (what maskable trainers take)."""
+        if self._labels is None:
+            self._labels = world.legal_labels(self._flat.__getitem__)
+        labels, legal = self._labels, world.legal_labelled
+        buf = bytearray(self.n_agents * self.size + 1)  # byte writes, then one zero-copy view
+        for agent in range(self.n_agents):
+            for i in legal(agent, labels):
+                buf[i] = 1
+        return np.frombuffer(buf, dtype=bool)[:-1].reshape(self.n_agents, self.size)

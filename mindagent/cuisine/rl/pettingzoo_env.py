@@ -2,10 +2,12 @@
 
 Agents are "agent0", "agent1", ...; each picks a `Discrete` action from the level's fixed
 command list (`ActionTable`), with the legal ones in ``infos[agent]["action_mask"]`` (and in the
-observation too when ``obs_type="dict"``). Actions run in agent order within the step, the same
-order the engine uses for a joint command list. The team reward, given to every agent, is orders
-completed minus orders failed in the step (failures counted as the rule set counts them). An
-episode never terminates early; it is truncated after the level's step budget.
+observation too when ``obs_type="dict"``). The team reward, given to every agent, is chosen by
+``reward`` (sparse: orders completed minus orders failed in the step; potential; dense; see
+`mindagent.cuisine.rl.rewards`). Commands run in agent order, or in a fresh random order each
+step with ``order="shuffle"`` (`mindagent.cuisine.rl.core`). An episode never terminates early;
+it is truncated after the level's step budget. The kitchen is encoded once per step and each
+agent's copy only gains its id flag.
 
 Example::
 
@@ -17,41 +19,49 @@ Example::
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
+from gymnasium.utils import seeding
 from pettingzoo import ParallelEnv
 
-from cuisineworld import Level, World, load_level
-from mindagent.cuisine.rl.actions import ActionTable
-from mindagent.cuisine.rl.observe import Observer
+from cuisineworld import Level, World
+from mindagent.cuisine.rl.core import KitchenCore
+from mindagent.cuisine.rl.rewards import RewardFn
 
 
 class CuisineParallelEnv(ParallelEnv):
     metadata: ClassVar[dict[str, Any]] = {"name": "cuisineworld_v0", "render_modes": ["ansi"],
                                           "is_parallelizable": True}
 
-    def __init__(self, level: str | Level = "level_0", n_agents: int = 2, tau: float = 1.0, seed: int = 0,
-                 rules: str = "reference", max_steps: int | None = None, obs_type: str = "vector",
-                 render_mode: str | None = None) -> None:
+    def __init__(self, level: str | Level = "level_0", n_agents: int = 2, tau: float | Sequence[float] = 1.0,
+                 seed: int | None = None, rules: str = "reference", max_steps: int | None = None,
+                 obs_type: str = "vector", render_mode: str | None = None, reward: str | RewardFn = "sparse",
+                 order: str = "agent", gamma: float = 0.99) -> None:
         if obs_type not in ("vector", "dict"):
             raise ValueError("obs_type must be 'vector' or 'dict'")
-        compiled = level if isinstance(level, Level) else load_level(level, rules)
-        self.world = World(compiled, n_agents=n_agents, tau=tau, seed=seed, max_steps=max_steps)
-        self.table = ActionTable(compiled, n_agents)
-        self.observer = Observer(compiled, n_agents)
+        self.core = KitchenCore(level, n_agents, tau, seed, rules, max_steps, reward, order, gamma)
+        self.table = self.core.table
+        self.observer = self.core.observer
         self.obs_type = obs_type
         self.render_mode = render_mode
         self.possible_agents = [f"agent{i}" for i in range(n_agents)]
         self.agents: list[str] = []
         self.last_commands: list[str] = []
+        self._rng, _ = seeding.np_random(seed)
         vector = spaces.Box(0.0, 1.0, shape=(self.observer.size,), dtype=np.float32)
         mask = spaces.Box(0, 1, shape=(self.table.size,), dtype=np.int8)
         # one space object per agent, returned as is (PettingZoo seeds and compares them by identity)
         self.observation_spaces = {a: vector if obs_type == "vector" else spaces.Dict(
             {"observation": vector, "action_mask": mask}) for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(self.table.size) for a in self.possible_agents}
+
+    @property
+    def world(self) -> World:
+        """The kitchen of the current episode (one per tau)."""
+        return self.core.world
 
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent: str) -> spaces.Space:
@@ -64,10 +74,11 @@ class CuisineParallelEnv(ParallelEnv):
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
         """A new episode; with `seed` the order generator restarts from it, as `World.reset` does."""
-        self.world.reset(seed=seed)
         if seed is not None:
+            self._rng, _ = seeding.np_random(seed)
             for i, agent in enumerate(self.possible_agents):
                 self.action_space(agent).seed(seed + i)
+        self.core.reset(self._rng, seed)
         self.agents = list(self.possible_agents)
         self.last_commands = []
         return self._observations(), self._infos()
@@ -76,18 +87,14 @@ class CuisineParallelEnv(ParallelEnv):
                                                    dict[str, bool], dict[str, dict[str, Any]]]:
         if not self.agents:
             raise RuntimeError("the episode is over; call reset()")
-        commands = [self.table.command(i, actions.get(agent, 0)) for i, agent in enumerate(self.possible_agents)]
-        before = self.world.counts
-        result = self.world.step(commands)
-        after = self.world.counts
-        reward = float((after.completed - before.completed) - (after.failed - before.failed))
+        reward, outcomes, commands = self.core.step([actions.get(a, 0) for a in self.possible_agents], self._rng)
         self.last_commands = commands
-        done = self.world.done
+        done = self.core.world.done
         agents = list(self.agents)
         observations = self._observations(agents)
         infos = self._infos(agents)
         for agent in agents:
-            outcome = result.outcomes[self.possible_agents.index(agent)]
+            outcome = outcomes[self.possible_agents.index(agent)]
             infos[agent]["command"] = outcome.command
             infos[agent]["accepted"] = outcome.ok
         rewards = {a: reward for a in agents}
@@ -98,23 +105,25 @@ class CuisineParallelEnv(ParallelEnv):
         return observations, rewards, terminations, truncations, infos
 
     def render(self) -> str | None:
-        return self.world.state_text() if self.render_mode == "ansi" else None
+        return self.core.world.state_text() if self.render_mode == "ansi" else None
 
     def close(self) -> None:
         """Nothing to release: the engine holds no outside resources."""
 
     # ----------------------------------------------------------------- helpers
     def _observations(self, agents: list[str] | None = None) -> dict[str, Any]:
+        shared = self.core.observe()
+        masks = self.core.masks() if self.obs_type == "dict" else None
         out: dict[str, Any] = {}
         for agent in agents if agents is not None else self.agents:
             i = self.possible_agents.index(agent)
-            vector = self.observer.encode(self.world, i)
-            out[agent] = vector if self.obs_type == "vector" else {
-                "observation": vector, "action_mask": self.table.mask(self.world, i)}
+            vector = self.observer.for_agent(shared, i)
+            out[agent] = vector if masks is None else {"observation": vector, "action_mask": masks[i].astype(np.int8)}
         return out
 
     def _infos(self, agents: list[str] | None = None) -> dict[str, dict[str, Any]]:
-        return {agent: {"action_mask": self.table.mask(self.world, self.possible_agents.index(agent))}
+        masks = self.core.masks()
+        return {agent: {"action_mask": masks[self.possible_agents.index(agent)]}
                 for agent in (agents if agents is not None else self.agents)}
 
 

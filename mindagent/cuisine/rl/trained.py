@@ -1,0 +1,110 @@
+"""A trained RL policy as one more CuisineWorld dispatcher: ``--model policy:DIR/model.zip``.
+
+It plugs into `run`, `eval` and `serve` like the planner: each step it encodes the session's
+world with the same `Observer` and masks as training, asks the network for one command per
+agent (greedy; ``policy:DIR/model.zip?sample`` samples instead, seeded), and turns a command the
+joint check refuses (two agents after one item) into that agent's idle command, as the random
+policy does. ``policy.json`` beside the model says which level and team it was trained for; a
+session of another kitchen is refused, since the action table and the vector would mean other
+things there.
+
+torch and sb3-contrib are imported when a policy is loaded, never by ``import mindagent``.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from cuisineworld import load_level
+from mindagent.cuisine.rl.actions import ActionTable
+from mindagent.cuisine.rl.observe import Observer
+from mindagent.cuisine.rl.train import POLICY_FILE
+from mindagent.domain import SpecError
+
+PREFIX = "policy:"
+SAMPLE_SUFFIX = "?sample"
+
+
+class PolicyLoadError(SpecError):
+    """The spec names no loadable trained policy (missing file, no policy.json, rl extra missing)."""
+
+
+def parse_spec(spec: str) -> tuple[Path, bool]:
+    """``policy:DIR/model.zip[?sample]`` -> (model path, sample?)."""
+    body = spec[len(PREFIX):] if spec.startswith(PREFIX) else spec
+    sample = body.endswith(SAMPLE_SUFFIX)
+    return Path(body.removesuffix(SAMPLE_SUFFIX)), sample
+
+
+@lru_cache(maxsize=8)
+def _load_model(path: str, mtime: float) -> Any:
+    """One loaded network per file version per process (eval builds one dispatcher per unit)."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    torch.set_num_threads(1)
+    return MaskablePPO.load(path, device="cpu")
+
+
+class TrainedPolicy:
+    """Example: ``policy = TrainedPolicy(Path("runs/l1/model.zip")); policy.reset(session); policy.act(session)``."""
+
+    def __init__(self, path: Path, seed: int = 0, sample: bool = False) -> None:
+        meta_path = path.parent / POLICY_FILE
+        if not meta_path.is_file() and path.parent.name == "checkpoints":
+            meta_path = path.parent.parent / POLICY_FILE
+        if not path.is_file():
+            raise PolicyLoadError(f"policy: no model file {path}")
+        if not meta_path.is_file():
+            raise PolicyLoadError(f"policy: {meta_path} is missing (train with `mindagent train`)")
+        self.meta: dict[str, Any] = json.loads(meta_path.read_text())
+        self.path = path
+        self.sample = sample
+        self.seed = seed
+        self.name = f"{PREFIX}{path}{SAMPLE_SUFFIX if sample else ''}"
+        try:
+            self.model = _load_model(str(path.resolve()), path.stat().st_mtime)
+        except ImportError as exc:
+            raise PolicyLoadError(f"policy: needs the rl extra (pip install -e '.[rl]'); {exc.name} is missing") from None
+        self._lock = threading.Lock()
+        self.table: ActionTable | None = None
+        self.observer: Observer | None = None
+
+    def reset(self, session: Any) -> None:
+        """Check the kitchen matches the training one and build its table and encoder."""
+        world = session.world
+        level_name = Path(str(self.meta["level"])).stem
+        if world.level.name != level_name or world.n_agents != int(self.meta["agents"]):
+            raise SpecError(f"{self.name} was trained on {level_name} with {self.meta['agents']} agents, "
+                             f"not {world.level.name} with {world.n_agents}")
+        level = load_level(str(self.meta["level"]), str(self.meta.get("rules", "reference")))
+        self.table = ActionTable(level, world.n_agents)
+        self.observer = Observer(level, world.n_agents)
+        if self.observer.size != int(self.meta["obs_size"]) or self.table.size != int(self.meta["actions"]):
+            raise SpecError(f"{self.name}: the level's encoding changed since training; train again")
+        if self.sample:
+            import torch
+
+            torch.manual_seed(self.seed)
+
+    def act(self, session: Any) -> list[str]:
+        if self.table is None or self.observer is None:
+            self.reset(session)
+        assert self.table is not None and self.observer is not None
+        world = session.world
+        obs = self.observer.encode(world)
+        masks = self.table.masks(world).reshape(-1)
+        with self._lock:
+            action, _ = self.model.predict(obs, action_masks=masks, deterministic=not self.sample)
+        picks = [self.table.command(i, int(a)) for i, a in enumerate(action)]
+        verdicts = session.check(picks)
+        return [p if v.ok else session.idle_command(i) for i, (p, v) in enumerate(zip(picks, verdicts, strict=True))]
+
+
+def load_policy(spec: str, seed: int = 0) -> TrainedPolicy:
+    path, sample = parse_spec(spec)
+    return TrainedPolicy(path, seed=seed, sample=sample)
