@@ -57,7 +57,7 @@ def make_session(spec: GameSpec) -> DomainSession:
 
 
 #: Modules with sub-commands that belong to one domain (each has ``register(app)``).
-COMMAND_MODULES: tuple[str, ...] = ("mindagent.cuisine.commands",)
+COMMAND_MODULES: tuple[str, ...] = ("mindagent.cuisine.commands", "mindagent.cuisine.train_command")
 
 
 __all__ = ["COMMAND_MODULES", "DEFAULT_DOMAIN", "NAMES", "get", "make_session", "validate"]
