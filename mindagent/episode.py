@@ -53,6 +53,7 @@ class Episode:
         self.totals = EpisodeResult(0, 0, 0, 0)
         self.finished = False
         self.plan: Plan | None = None
+        self.plans_made = 0
         #: decentral mode: each agent's own turns, and what the agents said at the last step
         self.agent_memory = {a: Memory(dispatcher.prompt.memory) for a in range(session.n_agents)}
         self.heard: dict[str, str] = {}
@@ -119,6 +120,9 @@ class Episode:
             plan, calls, shown = await self.dispatcher.make_plan(
                 self.session, self.memory, list(self.feedback), head_chef, controlled, people)
             commands = plan.next(self.session)
+        if plan is not self.plan:  # plans are numbered per episode, so a replayed episode reads the same
+            self.plans_made += 1
+            plan.id = self.plans_made
         described = plan.describe()
         self.plan = plan if commands is not None else None
         commands = self.dispatcher.mine(self.session, commands or [], controlled)
