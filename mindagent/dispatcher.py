@@ -14,6 +14,7 @@ from mindagent.brains import Brain, Call, LLMBrain
 from mindagent.domain import DomainSession, SpecError, Verdict
 from mindagent.llm.base import Message, Usage
 from mindagent.memory import Memory
+from mindagent.partners import Partner, make_partner
 from mindagent.plans import (
     CommandPlan,
     DispatchMode,
@@ -28,7 +29,6 @@ from mindagent.plans import (
     split_plan,
 )
 from mindagent.prompt.builder import PromptConfig, build_messages, format_turn
-from mindagent.partners import Partner, make_partner
 from mindagent.taskgraph import (
     ManagerPrompt,
     SubtaskExecutor,

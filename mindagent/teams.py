@@ -64,8 +64,10 @@ def agent_answer_grammar(command_grammar: str) -> str:
     body = re.sub(r"^root ::=", "command ::=", command_grammar, count=1, flags=re.MULTILINE)
     if body == command_grammar:
         raise ValueError("the command grammar has no root rule")
-    optional = " ch?" * (MESSAGE_CHARS // 2 - 1)
+    nested = "ch"  # ch (ch (ch ...)?)?: one parse per message, so constrained sampling stays fast
+    for _ in range(MESSAGE_CHARS // 2 - 1):
+        nested = f"ch ({nested})?"
     return ('root ::= command ("\\nsay: " message)?\n'
-            f"message ::= ch{optional}\n"
+            f"message ::= {nested}\n"
             "ch ::= [a-zA-Z0-9 ,.'!?_-]\n"
             + body)
