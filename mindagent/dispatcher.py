@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from demos import Demo
@@ -14,6 +14,7 @@ from mindagent.brains import Brain, Call, LLMBrain
 from mindagent.domain import DomainSession, SpecError, Verdict
 from mindagent.llm.base import Message, Usage
 from mindagent.memory import Memory
+from mindagent.partners import Partner, make_partner
 from mindagent.plans import (
     CommandPlan,
     DispatchMode,
@@ -28,6 +29,15 @@ from mindagent.plans import (
     split_plan,
 )
 from mindagent.prompt.builder import PromptConfig, build_messages, format_turn
+from mindagent.taskgraph import (
+    ManagerPrompt,
+    SubtaskExecutor,
+    TaskGraphPlan,
+    assign_by_rule,
+    assignment_grammar,
+    parse_assignment,
+)
+from mindagent.teams import TeamMode, agent_answer_grammar, agent_turn, parse_message
 
 REPAIR_REQUEST = "Some of those commands would be refused:\n{lines}\nAnswer again with one corrected command per agent."
 NO_COMMAND_REQUEST = "No command could be read from that answer. Answer again with one command per agent, one per line."
@@ -45,6 +55,11 @@ class Decision:
     plan: dict[str, object] | None = None  # which plan gave these commands, and at which position
     #: The dispatcher's own lines for the people (a built-in planner's answer to an instruction).
     replies: list[str] = field(default_factory=list)
+    #: Decentral mode: what each agent said to the others, and each agent's (shown, answered) turn.
+    said: dict[str, str] = field(default_factory=dict)
+    agent_turns: dict[int, tuple[str, str]] = field(default_factory=dict)
+    #: Commands given by partner policies (`--control`), already part of `commands`.
+    partners: list[str] = field(default_factory=list)
 
     @property
     def usage(self) -> Usage:
@@ -64,15 +79,25 @@ class Decision:
 @dataclass(frozen=True)
 class DispatchSettings:
     """How the dispatcher answers: one step at a time, a plan of up to `plan_steps` steps, or goals
-    for the domain's executor, renewed every `goal_every` steps or when the goal menu changes."""
+    for the domain's executor, renewed every `goal_every` steps or when the goal menu changes.
+
+    `team` is how the team is organised (`mindagent.teams`): one central dispatcher (the paper),
+    one call per agent (decentral) or a task-graph manager; `control` the agents the dispatcher
+    commands (None: all) and `partners` the policy that plays the others. Only settings that
+    differ from the paper's are written out, so older results files and recordings still match."""
 
     mode: DispatchMode = "step"
     plan_steps: int = 3
     goal_every: int = 5
+    team: TeamMode = "central"
+    control: tuple[int, ...] | None = None
+    partners: str = "planner"
 
     def to_dict(self) -> dict[str, object]:
         return {"mode": self.mode, **({"plan_steps": self.plan_steps} if self.mode == "plan" else {}),
-                **({"goal_every": self.goal_every} if self.mode == "goals" else {})}
+                **({"goal_every": self.goal_every} if self.mode == "goals" else {}),
+                **({"team": self.team} if self.team != "central" else {}),
+                **({"control": list(self.control), "partners": self.partners} if self.control is not None else {})}
 
 
 class Dispatcher:
@@ -86,29 +111,56 @@ class Dispatcher:
         self.repair = repair
         self.dispatch = dispatch or DispatchSettings()
         self.goal_prompt = GoalPrompt()
+        self.manager_prompt = ManagerPrompt()
         self._executors: dict[int, Executor] = {}
+        self._task_executors: dict[int, SubtaskExecutor] = {}
+        self.partner: Partner | None = None
 
     @classmethod
     def for_session(cls, session: DomainSession, brain: Brain | None, prompt: PromptConfig,
-                    repair: int = 0, dispatch: DispatchSettings | None = None) -> Dispatcher:
-        """A dispatcher with the session's demonstration when the brain reads a prompt."""
+                    repair: int = 0, dispatch: DispatchSettings | None = None,
+                    partner: Partner | None = None, seed: int = 0) -> Dispatcher:
+        """A dispatcher with the session's demonstration when the brain reads a prompt.
+
+        `SpecError` when the domain lacks what the settings need (goal menu, task graph), when a
+        team mode other than central is combined with plan or goal dispatch, or when `--control`
+        names an agent the session does not have."""
         dispatch = dispatch or DispatchSettings()
         if dispatch.mode == "goals" and session.goal_menu() is None:
             raise SpecError(f"{session.domain} has no goal mode (--dispatch goals)")
+        if dispatch.team != "central" and dispatch.mode != "step":
+            raise SpecError(f"--mode {dispatch.team} runs its own loop; it does not combine with --dispatch {dispatch.mode}")
+        if dispatch.team == "taskgraph" and session.subtask_executor() is None:
+            raise SpecError(f"{session.domain} has no task graph (--mode taskgraph)")
+        if dispatch.control is not None:
+            if max(dispatch.control) >= session.n_agents:
+                raise SpecError(f"--control names agent{max(dispatch.control)}; this game has {session.n_agents} agents")
+            if partner is None:
+                from mindagent import domains  # the registry, imported late: it imports the domains
+
+                partner = make_partner(dispatch.partners, domains.get(session.domain), seed)
         wants_demo = (prompt.demo != "none" and (brain is None or brain.needs_prompt)
-                      and dispatch.mode != "goals")
+                      and dispatch.mode != "goals" and dispatch.team != "taskgraph")
         demo = session.choose_demo(prompt.demo_agents) if wants_demo else None
-        return cls(brain, prompt, demo, repair, dispatch)
+        made = cls(brain, prompt, demo, repair, dispatch)
+        made.partner = partner
+        return made
 
     @property
     def plans(self) -> bool:
-        """Whether this dispatcher answers with plans (a model in plan or goal mode)."""
+        """Whether this dispatcher answers with plans (a model in plan or goal mode; task-graph
+        mode with any brain: without a model the manager deals out subtasks by rule)."""
+        if self.dispatch.team == "taskgraph":
+            return self.brain is not None
         return self.dispatch.mode != "step" and isinstance(self.brain, LLMBrain)
 
     async def make_plan(self, session: DomainSession, memory: Memory, feedback: Sequence[str],
                         head_chef: Sequence[str] = (), controlled: Sequence[int] | None = None,
                         people: Sequence[str] = ()) -> tuple[Plan, list[Call], str]:
-        """Ask for a plan: a goal (goal mode) or the next few steps' commands (plan mode)."""
+        """Ask for a plan: a goal (goal mode), the next few steps' commands (plan mode) or an
+        assignment of subtasks (task-graph mode)."""
+        if self.dispatch.team == "taskgraph" and self.brain is not None:
+            return await self._taskgraph_plan(session, self.brain, controlled)
         if not isinstance(self.brain, LLMBrain):
             raise ValueError("only a language model answers with plans")
         if self.dispatch.mode == "goals":
@@ -142,6 +194,75 @@ class Dispatcher:
         if goal is None:  # a failed or unreadable answer: the cooks follow their own order, said in the plan
             return GoalPlan(session.step_index, [], executor, menu, every, "fallback"), [call], messages[-1].content
         return GoalPlan(session.step_index, [goal], executor, menu, every), [call], messages[-1].content
+
+    async def _taskgraph_plan(self, session: DomainSession, brain: Brain,
+                              controlled: Sequence[int] | None) -> tuple[Plan, list[Call], str]:
+        """The manager's assignment: by the model when it has a choice, else by rule (no call)."""
+        graph = session.task_graph()
+        executor = self._task_executors.get(id(session))
+        if executor is None:
+            executor = session.subtask_executor()
+            if executor is not None:
+                self._task_executors = {id(session): executor}
+        if graph is None or executor is None:
+            raise SpecError(f"{session.domain} has no task graph")
+        agents = list(range(session.n_agents)) if controlled is None else sorted(controlled)
+        every = self.dispatch.goal_every
+        ready = graph.ready()
+        if not isinstance(brain, LLMBrain) or len(ready) <= 1 or not agents:
+            rule = TaskGraphPlan(session.step_index, graph, assign_by_rule(graph, agents), executor, agents, "rule", every)
+            return rule, [], ""
+        names = [session.agent_names[a] for a in agents]
+        ids = [t.id for t in ready]
+        messages = self.manager_prompt.messages(graph, names)
+        call = await brain.ask(messages, assignment_grammar(names, ids))
+        picked = parse_assignment(call.text, names, ids)
+        if not picked:  # unreadable or failed: the rule deals the subtasks out, said in the plan
+            plan = TaskGraphPlan(session.step_index, graph, assign_by_rule(graph, agents), executor, agents,
+                                 "fallback", every)
+            return plan, [call], messages[-1].content
+        by_id = graph.by_id
+        assignment = assign_by_rule(graph, agents)  # agents the answer left out keep the rule's subtask
+        assignment.update({agents[k]: by_id[sid] for k, sid in picked.items()})
+        return TaskGraphPlan(session.step_index, graph, assignment, executor, agents, "model", every), [call], \
+            messages[-1].content
+
+    async def decide_decentral(self, session: DomainSession, memories: Mapping[int, Memory], feedback: Sequence[str],
+                               heard: Mapping[str, str], head_chef: Sequence[str] = (),
+                               controlled: Sequence[int] | None = None, people: Sequence[str] = ()) -> Decision:
+        """One call per agent (decentral mode): agent K sees the kitchen prompt, its own turns
+        (`memories[K]`) and what the others said last step (`heard`, its own words left out),
+        and writes one command for itself plus, optionally, one ``say:`` line. A built-in policy
+        plans each agent alone (its ``act_for`` with just that agent), without messages."""
+        if self.brain is None:
+            raise ValueError("this dispatcher has no brain; it can only build prompts")
+        agents = list(range(session.n_agents)) if controlled is None else sorted(controlled)
+        names = session.agent_names
+        commands: list[str] = []
+        calls: list[Call] = []
+        said: dict[str, str] = {}
+        turns: dict[int, tuple[str, str]] = {}
+        shown = format_turn(session.step_index, session.state_text(),
+                            feedback if self.prompt.feedback else None, head_chef, people)
+        for agent in agents:
+            if not isinstance(self.brain, LLMBrain):
+                commands += self.mine(session, self.brain.act(session, [agent]), [agent])[:1]
+                continue
+            others = [n for k, n in enumerate(names) if k != agent]
+            turn = agent_turn(shown, names[agent], others, {a: m for a, m in heard.items() if a != names[agent]})
+            memory = memories.get(agent) or Memory(0)
+            messages = build_messages(session.prompt_parts(), self.prompt, self.demo, memory.turns(), turn)
+            one = session.agent_grammar(agent)
+            call = await self.brain.ask(messages, agent_answer_grammar(one) if one else None)
+            calls.append(call)
+            mine = self.mine(session, session.extract_commands(call.text), [agent])[:1]
+            commands += mine
+            message = parse_message(call.text)
+            if message:
+                said[names[agent]] = message
+            turns[agent] = (turn, call.text)
+        return Decision(commands, session.check(commands), calls, shown, list(head_chef),
+                        {"kind": "decentral", "agents": len(agents)}, said=said, agent_turns=turns)
 
     def messages(self, session: DomainSession, memory: Memory, feedback: Sequence[str],
                  head_chef: Sequence[str] = (), people: Sequence[str] = ()) -> tuple[list[Message], str]:

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from mindagent.plans import Executor, GoalMenu
     from mindagent.policy import Policy
     from mindagent.spec import GameSpec
+    from mindagent.taskgraph import SubtaskExecutor, TaskGraph
 
 #: Standing head-chef instructions a session keeps (newest last); older ones drop out.
 HEAD_CHEF_WINDOW = 3
@@ -223,6 +224,19 @@ class DomainSession(abc.ABC):
 
     def goal_executor(self) -> Executor | None:
         """Goal mode: a fresh executor (the line cooks) that turns goals into commands."""
+        return None
+
+    def agent_grammar(self, agent: int) -> str | None:
+        """GBNF of one command of agent `agent` alone (decentral mode; None: no grammar)."""
+        return None
+
+    def task_graph(self) -> TaskGraph | None:
+        """Task-graph mode: the open orders as a DAG of subtasks (None: this domain has no task
+        graph). Example: ``TaskGraph((Subtask("o1.rice", "fetch rice", "salmonSushi"),))``."""
+        return None
+
+    def subtask_executor(self) -> SubtaskExecutor | None:
+        """Task-graph mode: a fresh executor turning each agent's subtask into its command."""
         return None
 
     def choose_demo(self, agents: int | None) -> Demo | None:

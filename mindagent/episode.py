@@ -60,6 +60,15 @@ class Episode:
         self.totals = EpisodeResult(0, 0, 0, 0)
         self.finished = False
         self.plan: Plan | None = None
+        self.plans_made = 0
+        #: decentral mode: each agent's own turns, and what the agents said at the last step
+        self.agent_memory = {a: Memory(dispatcher.prompt.memory) for a in range(session.n_agents)}
+        self.heard: dict[str, str] = {}
+        control = dispatcher.dispatch.control
+        self.partner = dispatcher.partner if control is not None else None
+        self.control = list(control) if control is not None else None
+        if self.partner is not None:
+            self.partner.reset(session)
 
     async def decide(self, controlled: Sequence[int] | None = None, people: Sequence[str] = ()) -> Decision:
         """The dispatcher's commands for the current step (head-chef words are read now)."""
@@ -69,13 +78,43 @@ class Episode:
     async def act(self, controlled: Sequence[int] | None = None, people: Sequence[str] = ()) -> Decision:
         """This step's commands in any dispatch mode, waiting for the model when it must be asked.
 
-        Per-step mode is `decide`. In plan and goal mode the current plan gives the step; the
+        Per-step mode is `decide`; decentral mode asks once per agent (`decide_decentral`); with
+        `--control` the partner policy's commands are added for the other agents. In plan, goal
+        and task-graph mode the current plan gives the step; the
         model is asked for a new one when the plan wants renewal, and asked once more within the
         step when a fresh or old plan cannot give this step (exhausted, diverged or refused): then
         the agents idle. Offline the model's latency costs no game time; a room uses plans on its
         own clock instead (`mindagent.server.room`)."""
-        if not self.dispatcher.plans:
-            return await self.decide(controlled, people)
+        ours, theirs = self.split(controlled)
+        if self.dispatcher.dispatch.team == "decentral":
+            head_chef = self.session.pending_instructions()
+            decision = await self.dispatcher.decide_decentral(
+                self.session, self.agent_memory, list(self.feedback), self.heard, head_chef, ours, people)
+        elif not self.dispatcher.plans:
+            decision = await self.decide(ours, people)
+        else:
+            decision = await self._from_plan(ours, people)
+        return self.with_partners(decision, theirs)
+
+    def split(self, controlled: Sequence[int] | None) -> tuple[list[int] | None, list[int]]:
+        """The agents the dispatcher commands, and those its partner plays (`--control`); a room's
+        people take theirs out of both (`controlled` is what is left to the machine)."""
+        if self.control is None:
+            return (None if controlled is None else list(controlled)), []
+        left = list(range(self.session.n_agents)) if controlled is None else list(controlled)
+        return [a for a in left if a in self.control], [a for a in left if a not in self.control]
+
+    def with_partners(self, decision: Decision, theirs: Sequence[int]) -> Decision:
+        """The partner's commands first, then the dispatcher's, re-checked together."""
+        if self.partner is None or not theirs:
+            return decision
+        partner = self.partner.act(self.session, theirs)
+        commands = partner + list(decision.commands)
+        return Decision(commands, self.session.check(commands), decision.calls, decision.shown, decision.head_chef,
+                        decision.plan, decision.replies, decision.said, decision.agent_turns, partner)
+
+    async def _from_plan(self, controlled: Sequence[int] | None, people: Sequence[str]) -> Decision:
+        """Plan, goal and task-graph modes: the standing plan gives the step, renewed as needed."""
         head_chef = self.session.pending_instructions()
         calls: list[Call] = []
         shown = ""
@@ -88,6 +127,9 @@ class Episode:
             plan, calls, shown = await self.dispatcher.make_plan(
                 self.session, self.memory, list(self.feedback), head_chef, controlled, people)
             commands = plan.next(self.session)
+        if plan is not self.plan:  # plans are numbered per episode, so a replayed episode reads the same
+            self.plans_made += 1
+            plan.id = self.plans_made
         described = plan.describe()
         self.plan = plan if commands is not None else None
         commands = self.dispatcher.mine(self.session, commands or [], controlled)
@@ -105,8 +147,13 @@ class Episode:
         joint = list(commands) if commands is not None else list(decision.commands if decision else [])
         result = await self.session.step(joint)
         self.feedback = list(result.notes)
-        if decision is not None and decision.shown:
+        if decision is not None and decision.agent_turns:
+            for agent, (shown, answered) in decision.agent_turns.items():
+                self.agent_memory[agent].push(shown, answered)
+        elif decision is not None and decision.shown:
             self.memory.push(decision.shown, "\n".join(decision.commands))
+        if decision is not None and self.dispatcher.dispatch.team == "decentral":
+            self.heard = dict(decision.said)
         if decision is not None:
             usage = decision.usage
             self.totals.prompt_tokens += usage.prompt_tokens
@@ -118,7 +165,8 @@ class Episode:
                 self.totals.last_error = decision.errors[-1]
         if self.recorder is not None:
             taken = decision or Decision([], [])
-            record = Decision(joint, taken.verdicts, taken.calls, taken.shown, taken.head_chef, taken.plan)
+            record = Decision(joint, taken.verdicts, taken.calls, taken.shown, taken.head_chef, taken.plan,
+                              said=taken.said, partners=taken.partners)
             self.recorder.step(t, state, orders, record, result)
             if actors is not None:
                 self.recorder.extra("actors", step=t, actors=list(actors))

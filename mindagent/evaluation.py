@@ -149,7 +149,8 @@ async def run_tau(config: EvalConfig, level: str, agents: int, tau: float, brain
     spec = domains.validate(config.spec(level, agents, tau))
     session = domains.make_session(spec)
     brain = brain_factory()
-    dispatcher = Dispatcher.for_session(session, brain, config.prompt, repair=config.repair, dispatch=config.dispatch)
+    dispatcher = Dispatcher.for_session(session, brain, config.prompt, repair=config.repair, dispatch=config.dispatch,
+                                        seed=config.seed)
     completed = failed = active = 0
     cost = dict.fromkeys(COST_KEYS, 0)
     try:

@@ -70,6 +70,8 @@ class Recorder:
                       "output_tokens": usage.output_tokens},
             "latency_s": round(usage.latency_s, 6),
             **({"plan": decision.plan} if decision.plan is not None else {}),
+            **({"said": dict(decision.said)} if decision.said else {}),
+            **({"partners": list(decision.partners)} if decision.partners else {}),
         })
 
     def extra(self, kind: str, **fields: Any) -> None:

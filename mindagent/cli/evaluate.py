@@ -72,6 +72,7 @@ def evaluate(
     no_knowledge: bool = o.NO_KNOWLEDGE, no_recipes: bool = o.NO_RECIPES, no_instructions: bool = o.NO_INSTRUCTIONS,
     demo: str | None = o.DEMO, demo_agents: int | None = o.DEMO_AGENTS, no_feedback: bool = o.NO_FEEDBACK,
     memory: int = o.MEMORY, dispatch: str = o.DISPATCH, plan_steps: int = o.PLAN_STEPS, goal_every: int = o.GOAL_EVERY,
+    team: str = o.TEAM, control: str | None = o.CONTROL, partners: str = o.PARTNERS,
     threads: int | None = o.THREADS,
     mc_host: str | None = o.MC_HOST, mc_port: int | None = o.MC_PORT, mc_version: str | None = o.MC_VERSION,
     cook_ticks: int | None = o.COOK_TICKS,
@@ -108,7 +109,7 @@ def evaluate(
         rules=rules, prompt=o.prompt_config(chosen.name, no_knowledge, no_recipes, no_instructions, demo, demo_agents,
                                             no_feedback, memory),
         repair=repair, record_dir=str(record) if record else None, domain=chosen.name, options=dict(first.options),
-        dispatch=o.dispatch_settings(dispatch, plan_steps, goal_every))
+        dispatch=o.dispatch_settings(dispatch, plan_steps, goal_every, team, control, partners))
     try:
         probe = make_brain(model, chosen, seed=seed, base_url=base_url, model_path=model_path, threads=threads)
         config.generation = generation_settings(model, base_url=base_url, temperature=temperature,

@@ -15,9 +15,11 @@ from mindagent import domains
 from mindagent.cli.common import fail
 from mindagent.dispatcher import DispatchSettings
 from mindagent.domain import Domain, SpecError
+from mindagent.partners import PARTNER_KINDS, parse_control
 from mindagent.plans import DISPATCH_MODES, DispatchMode
 from mindagent.prompt.builder import DemoMode, PromptConfig
 from mindagent.spec import GameSpec
+from mindagent.teams import TEAM_MODES, TeamMode
 
 DOMAIN = typer.Option(domains.DEFAULT_DOMAIN, "--domain", help=" | ".join(domains.NAMES))
 LEVEL = typer.Option(None, "--level", help="level name or path to a level file (default: the domain's)")
@@ -44,6 +46,13 @@ DISPATCH = typer.Option("step", "--dispatch",
 PLAN_STEPS = typer.Option(3, "--plan-steps", min=1, max=10, help="--dispatch plan: most steps in one answer")
 GOAL_EVERY = typer.Option(5, "--goal-every", min=1, max=60,
                           help="--dispatch goals: ask for a new goal after this many steps (or when orders change)")
+TEAM = typer.Option("central", "--mode",
+                    help="central (one call for the team) | decentral (one call per agent, with messages) | "
+                         "taskgraph (a manager assigns subtasks of the orders' recipe trees, an executor acts)")
+CONTROL = typer.Option(None, "--control",
+                       help="the dispatcher commands only these agents: a number k (agents 0..k-1) or a list like 0,2")
+PARTNERS = typer.Option("planner", "--partners",
+                        help="with --control: who plays the other agents: planner | random | noop | replay:FILE")
 THREADS = typer.Option(None, "--threads", min=1, max=256,
                        help="local model: CPU threads (default 1: fastest on a shared machine, see benchmarks/)")
 MC_HOST = typer.Option(None, "--mc-host", help="Minecraft: use this offline-mode server instead of the embedded one")
@@ -90,9 +99,25 @@ def prompt_config(domain: str, no_knowledge: bool, no_recipes: bool, no_instruct
                         demo=mode, demo_agents=demo_agents, feedback=not no_feedback, memory=memory)
 
 
-def dispatch_settings(mode: str, plan_steps: int = 3, goal_every: int = 5) -> DispatchSettings:
-    """The dispatch mode, or one error line and exit 2."""
+def dispatch_settings(mode: str, plan_steps: int = 3, goal_every: int = 5, team: str = "central",
+                      control: str | None = None, partners: str = "planner") -> DispatchSettings:
+    """The dispatch mode, team mode and partners, or one error line and exit 2."""
     if mode not in DISPATCH_MODES:
         fail(f"--dispatch must be one of {', '.join(DISPATCH_MODES)}")
+    if team not in TEAM_MODES:
+        fail(f"--mode must be one of {', '.join(TEAM_MODES)}")
     chosen: DispatchMode = "plan" if mode == "plan" else "goals" if mode == "goals" else "step"
-    return DispatchSettings(chosen, plan_steps, goal_every)
+    organised: TeamMode = "decentral" if team == "decentral" else "taskgraph" if team == "taskgraph" else "central"
+    if organised != "central" and chosen != "step":
+        fail(f"--mode {organised} runs its own loop; it does not combine with --dispatch {chosen}")
+    agents = None
+    if control is not None:
+        try:
+            agents = parse_control(control)
+        except SpecError as exc:
+            fail(str(exc))
+        if partners not in ("planner", "random", "noop") and not partners.startswith("replay:"):
+            fail(f"--partners must be one of {', '.join(PARTNER_KINDS)}")
+    elif partners != "planner":
+        fail("--partners needs --control (which agents the dispatcher commands)")
+    return DispatchSettings(chosen, plan_steps, goal_every, organised, agents, partners)

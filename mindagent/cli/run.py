@@ -39,6 +39,7 @@ def run(
     no_knowledge: bool = o.NO_KNOWLEDGE, no_recipes: bool = o.NO_RECIPES, no_instructions: bool = o.NO_INSTRUCTIONS,
     demo: str | None = o.DEMO, demo_agents: int | None = o.DEMO_AGENTS, no_feedback: bool = o.NO_FEEDBACK,
     memory: int = o.MEMORY, dispatch: str = o.DISPATCH, plan_steps: int = o.PLAN_STEPS, goal_every: int = o.GOAL_EVERY,
+    team: str = o.TEAM, control: str | None = o.CONTROL, partners: str = o.PARTNERS,
     threads: int | None = o.THREADS,
     out_dir: Path = typer.Option(Path("recordings"), "--out-dir", help="where the JSONL recording goes"),
     as_json: bool = typer.Option(False, "--json", help="print one JSON summary object at the end"),
@@ -51,7 +52,7 @@ def run(
     if not math.isfinite(tau):
         fail(f"--tau {tau} is not a number between 0.1 and 1000")
     spec = o.game_spec(domain, level, agents, tau, seed, rules, None, recipes, mc_host, mc_port, mc_version, cook_ticks)
-    settings = o.dispatch_settings(dispatch, plan_steps, goal_every)
+    settings = o.dispatch_settings(dispatch, plan_steps, goal_every, team, control, partners)
     prompt = o.prompt_config(spec.domain, no_knowledge, no_recipes, no_instructions, demo, demo_agents, no_feedback, memory)
     try:
         brain = make_brain(model, domains.get(spec.domain), seed=seed, base_url=base_url, model_path=model_path,
@@ -68,7 +69,7 @@ def run(
     for line in head_chef:
         session.add_instruction(line)
     try:
-        dispatcher = Dispatcher.for_session(session, brain, prompt, repair=repair, dispatch=settings)
+        dispatcher = Dispatcher.for_session(session, brain, prompt, repair=repair, dispatch=settings, seed=seed)
     except SpecError as exc:
         fail(str(exc))
     path = recording_path(out_dir, spec, model)

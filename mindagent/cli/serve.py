@@ -32,7 +32,9 @@ def serve(
     steps: int | None = typer.Option(None, "--steps", min=1, max=10_000, help="episode length (default: the level's)"),
     model: str | None = typer.Option(None, "--model", "-m", help="dispatcher: planner | random | local[:name] | "
                                      "openai:<model> | anthropic:<model> (default: the best one installed)"),
-    mode: str = typer.Option("realtime", help="realtime (a step every --tick seconds) or turns"),
+    mode: list[str] = typer.Option(["realtime"], "--mode",
+                                   help="the clock: realtime (a step every --tick seconds) or turns; and/or the team: "
+                                        "central | decentral | taskgraph (as on run and eval); repeatable"),
     tick: float = typer.Option(1.0, min=0.05, max=60.0, help="seconds per step in real time (the clock of turn mode)"),
     turn_timeout: float = typer.Option(30.0, "--turn-timeout", min=1.0,
                                        help="turn mode: seconds before a step happens anyway"),
@@ -50,6 +52,7 @@ def serve(
     dispatch: str = typer.Option("auto", "--dispatch", help="auto (goals for an in-process model where the domain "
                                  "has goal mode, else step) | step | plan | goals"),
     plan_steps: int = o.PLAN_STEPS, goal_every: int = o.GOAL_EVERY, threads: int | None = o.THREADS,
+    control: str | None = o.CONTROL, partners: str = o.PARTNERS,
     mc_host: str | None = o.MC_HOST,
     mc_port: int | None = typer.Option(None, "--mc-port", min=0, max=65535,
                                        help="Minecraft: the port people join on (embedded server; default 25565)"),
@@ -66,8 +69,13 @@ def serve(
     from mindagent.server import GameServer, ServerConfig
     from mindagent.server.protocol import ProtocolError
 
-    if mode not in ("realtime", "turns"):
-        fail("--mode must be realtime or turns")
+    clocks = [m for m in mode if m in ("realtime", "turns")]
+    teams = [m for m in mode if m not in ("realtime", "turns")]
+    if len(clocks) > 1 or len(teams) > 1:
+        fail("--mode takes at most one clock (realtime, turns) and one team mode (central, decentral, taskgraph)")
+    clock = clocks[0] if clocks else "realtime"
+    team = teams[0] if teams else "central"
+    explicit = dispatch != "auto" or team != "central" or control is not None
     chosen = o.domain_or_exit(domain)
     live_world = chosen.live_world  # a world with its own clients: bots play on without a page
     if live_world and mc_host is None and mc_port is None:
@@ -79,14 +87,15 @@ def serve(
         fail("--episodes counts autoplay episodes; add --autoplay")
     model_spec, why = (model, "chosen by the server's host") if model else default_model()
     config = ServerConfig(
-        host=host, port=port, model=model_spec, model_why=why, mode="turns" if mode == "turns" else "realtime", tick=tick,
+        host=host, port=port, model=model_spec, model_why=why, mode="turns" if clock == "turns" else "realtime", tick=tick,
         turn_timeout=turn_timeout, recordings=recordings, admin_token=os.environ.get("MINDAGENT_ADMIN_TOKEN") or None,
         startup=spec, startup_public=not private,
         prompt=o.prompt_config(chosen.name, False, False, False, demo, None, False, memory), repair=repair,
         brain_options={"base_url": base_url, "model_path": model_path, "temperature": temperature,
                        "max_tokens": max_tokens, "timeout_s": timeout, "seed": seed, "threads": threads},
         autoplay=autoplay, episodes=episodes, decision_timeout=timeout,
-        dispatch=None if dispatch == "auto" else o.dispatch_settings(dispatch, plan_steps, goal_every),
+        dispatch=o.dispatch_settings("step" if dispatch == "auto" else dispatch, plan_steps, goal_every, team, control,
+                                     partners) if explicit else None,
         human_tick=human_tick or None, countdown=countdown)
     logging.getLogger("apscheduler").setLevel(logging.ERROR)  # "skipped: a step still running" is expected
     server = GameServer(config)

@@ -70,6 +70,14 @@ def _agent_alternatives(
     return alts
 
 
+def agent_grammar(space: CommandSpace, agent: int) -> str:
+    """The GBNF grammar of one command of ``agent`` alone (a decentral agent's answer)."""
+    team = command_grammar(space)
+    rules = [r for r in team.splitlines() if not r.startswith(("root ::=", "line"))]
+    line = next(r for r in team.splitlines() if r.startswith(f"line{agent} ::="))
+    return "\n".join(["root ::=" + line.split("::=", 1)[1], *rules]) + "\n"
+
+
 def command_grammar(space: CommandSpace) -> str:
     """The GBNF grammar of one dispatcher answer for ``space``.
 

@@ -11,10 +11,12 @@ from feedback import describe, step_lines
 from mindagent.cuisine import view
 from mindagent.cuisine.extraction import extract_commands
 from mindagent.cuisine.goals import GoalExecutor, goal_menu
-from mindagent.cuisine.grammar import CommandSpace, command_grammar
+from mindagent.cuisine.grammar import CommandSpace, agent_grammar, command_grammar
 from mindagent.cuisine.prompt_text import instructions_text, knowledge_text, recipes_text
+from mindagent.cuisine.taskgraph import TaskExecutor, task_graph
 from mindagent.domain import CommandError, Counts, DomainSession, DomainStep, PromptParts, Verdict
 from mindagent.plans import GoalMenu
+from mindagent.taskgraph import TaskGraph
 
 
 class CuisineSession(DomainSession):
@@ -105,6 +107,18 @@ class CuisineSession(DomainSession):
 
     def goal_executor(self) -> GoalExecutor:
         return GoalExecutor()
+
+    def agent_grammar(self, agent: int) -> str:
+        """One command of `agent` alone: the team grammar's line for that agent."""
+        items = list(self.level.base_ingredients) + [r.product for r in self.level.recipes]
+        space = CommandSpace(self.n_agents, self.level.location_names, tuple(dict.fromkeys(items)))
+        return agent_grammar(space, agent)
+
+    def task_graph(self) -> TaskGraph:
+        return task_graph(self.world)
+
+    def subtask_executor(self) -> TaskExecutor:
+        return TaskExecutor()
 
     def choose_demo(self, agents: int | None) -> Demo | None:
         """A shipped demo for the team size, on a dish this level does not serve (its recipes join

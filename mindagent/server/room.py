@@ -585,9 +585,10 @@ class Room:
         if plan is None or commands is None:
             self._plan = None
             return Decision([], [], calls, plan=plan.describe()) if plan is not None else None
-        controlled = [a for a in range(self.session.n_agents) if a not in self._players]
-        commands = self.dispatcher.mine(self.session, commands, controlled)
-        return Decision(commands, self.session.check(commands), calls, plan=plan.describe())
+        ours, theirs = self.run.split([a for a in range(self.session.n_agents) if a not in self._players])
+        commands = self.dispatcher.mine(self.session, commands, ours)
+        return self.run.with_partners(Decision(commands, self.session.check(commands), calls, plan=plan.describe()),
+                                      theirs)
 
     def _start_decision(self) -> None:
         if self.status != "running" or self.session.done or self.dispatcher.brain is None:
@@ -605,10 +606,10 @@ class Room:
         if not controlled or self.status != "running":
             return
         if self.dispatcher.plans:
-            await self._decide_plan(controlled)
+            await self._decide_plan(self.run.split(controlled)[0] or [])
             return
-        try:
-            thinking = self.run.decide(controlled, self._people_lines())
+        try:  # `act`: the per-step or decentral dispatcher, plus the partners of `--control`
+            thinking = self.run.act(controlled, self._people_lines())
             if isinstance(self.dispatcher.brain, LLMBrain):
                 decision = await asyncio.wait_for(thinking, timeout=self.settings.decision_timeout)
             else:  # a built-in policy answers at once; no timer task needed
