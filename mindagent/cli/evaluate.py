@@ -51,7 +51,7 @@ def print_tables(results: Results, compare: bool) -> None:
                 value = paper(str(cell["level"]), agents)
                 row.append(f"{value:.3f}" if value is not None else "-")
             if bound is not None:
-                row.append(f"{bound(str(cell['level']), agents, results.config.rules):.3f}")
+                row.append(f"{bound(str(cell['level']), agents, results.config.protocol()):.3f}")
             table.add_row(*row)
         out.print(table)
 
