@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from typer.testing import CliRunner
 
 from mindagent.cli import app
@@ -58,3 +59,27 @@ def test_compare_pairs_by_seed(tmp_path):
     assert "0 of 2 cells differ significantly" in result.output and "-0." in result.output
     same = invoke("compare", str(a), str(a))
     assert "0 of 2 cells differ significantly" in same.output
+
+
+@pytest.mark.slow  # starts a local Ray (tens of seconds)
+def test_a_local_ray_writes_the_same_results_as_the_local_executor(tmp_path):
+    pytest.importorskip("ray")
+    local, ray_out = tmp_path / "local.json", tmp_path / "ray.json"
+    invoke(*SMALL, "--workers", "1", "--out", str(local))
+    invoke(*SMALL, "--executor", "ray", "--out", str(ray_out))
+    assert local.read_bytes() == ray_out.read_bytes()
+
+
+def test_ray_executor_without_ray_is_one_clear_error(tmp_path, monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_ray(name: str, *args: object, **kwargs: object):
+        if name == "ray":
+            raise ImportError("no ray here")
+        return real_import(name, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(builtins, "__import__", no_ray)
+    result = runner.invoke(app, [*SMALL, "--executor", "ray", "--out", str(tmp_path / "x.json")])
+    assert result.exit_code == 2 and "needs Ray" in result.output
