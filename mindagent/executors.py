@@ -26,9 +26,9 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from dataclasses import dataclass
 from typing import Any
 
-from mindagent import domains
+from mindagent import domains, evaluation
 from mindagent.brains import Brain, make_brain
-from mindagent.evaluation import EvalConfig, Results, run_tau
+from mindagent.evaluation import EvalConfig, Results
 from mindagent.scoring import TauResult
 
 log = logging.getLogger(__name__)
@@ -70,8 +70,9 @@ def default_workers() -> int:
 
 
 def run_unit(config: EvalConfig, level: str, agents: int, tau: float, recipe: BrainRecipe) -> TauResult:
-    """One unit, start to finish, in whatever process runs it."""
-    return asyncio.run(run_tau(config, level, agents, tau, recipe.make))
+    """One unit, start to finish, in whatever process runs it (`evaluation.run_tau` looked up at
+    call time, so a test's stand-in reaches forked workers too)."""
+    return asyncio.run(evaluation.run_tau(config, level, agents, tau, recipe.make))
 
 
 def _failed(results: Results, level: str, agents: int, tau: float, exc: BaseException) -> None:
