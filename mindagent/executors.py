@@ -13,7 +13,7 @@ on a cluster (`address`). Ray is an optional dependency, imported only when aske
 
 Example::
 
-    run_units([(results, "level_3", 2, 1.0)], BrainRecipe("planner", "cuisineworld", 0), workers=2)
+    run_units([(results, level, 2, 1.0)], BrainRecipe("planner", domain.name, seed=0), workers=2)
 """
 
 from __future__ import annotations
