@@ -88,9 +88,8 @@ def _kitchen(graph: _Graph, dishes: Sequence[str], spare_tools: int, allowed: Se
 def _pick_dishes(rng: random.Random, graph: _Graph, count: int, difficulty: str) -> list[str]:
     products = sorted(p for p in graph.recipes if graph.nodes(p) > 1)
     products.sort(key=lambda p: (graph.nodes(p), p))
-    third = max(1, len(products) // 3)
-    pool = {"easy": products[: 2 * third], "medium": products[third: len(products) - third or None],
-            "hard": products[-2 * third:]}[difficulty]
+    third = max(1, len(products) // 3)  # thirds by recipe-tree size: small, middle, large trees
+    pool = {"easy": products[:third], "medium": products[third: 2 * third], "hard": products[2 * third:]}[difficulty]
     if len(pool) < count:
         pool = products
     return sorted(rng.sample(pool, count), key=pool.index)
