@@ -1,5 +1,8 @@
 """Wall time of the paper sweep with the planner on 1 and N worker processes (and on a local Ray).
 
+On a machine shared with other work the speed-up is capped by the cores left free: compare the
+CPU seconds with the wall time (about 2x the wall time means both cores were ours).
+
 Runs the same sweep through `mindagent.executors.run_units` once per executor setting, writes each
 results file, and prints the wall times, the speed-up over one worker and whether the files are
 byte-identical (they must be: units are deterministic and the file is written in config order).
@@ -10,6 +13,7 @@ byte-identical (they must be: units are deterministic and the file is written in
 from __future__ import annotations
 
 import argparse
+import resource
 import tempfile
 import time
 from pathlib import Path
@@ -17,6 +21,13 @@ from pathlib import Path
 from mindagent import domains
 from mindagent.evaluation import EvalConfig, Results
 from mindagent.executors import BrainRecipe, run_units
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process and its finished children (the pool's workers)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
 def sweep(levels: list[str], agents: list[int], out: Path, workers: int, executor: str) -> float:
@@ -50,9 +61,12 @@ def main() -> None:
         files: dict[str, bytes] = {}
         for label, workers, executor in runs:
             path = folder / f"{executor}{workers}.json"
+            cpu = cpu_seconds()
             times[label] = sweep(levels, agents, path, workers, executor)
+            cpu = cpu_seconds() - cpu  # Ray's workers are not our children: not counted
             files[label] = path.read_bytes()
-            print(f"{label:>10}: {times[label]:7.1f} s  ({len(levels) * len(agents) * 5} units)", flush=True)
+            print(f"{label:>10}: {times[label]:7.1f} s wall, {cpu:7.1f} s CPU here  "
+                  f"({len(levels) * len(agents) * 5} units)", flush=True)
         base = times["1 worker"]
         for label in list(times)[1:]:
             same = files[label] == files["1 worker"]
