@@ -299,13 +299,25 @@ class DomainSession(abc.ABC):
 
 
 @dataclass(frozen=True)
+class RunProtocol:
+    """The settings of a sweep that decide which orders a team faces: a bound must be computed for
+    the run that was made (its order stream, its episode length), not for the paper's defaults."""
+
+    rules: str = "reference"
+    seed: int = 0
+    episodes: int = 3
+    steps: int | None = None  # None: the level's own episode length
+    taus: tuple[float, ...] = (1.0, 1.5, 2.0, 2.5, 3.0)
+
+
+@dataclass(frozen=True)
 class ReferenceFigures:
     """What `eval --compare paper` prints beside a run: a published CoS per (level, agents) and,
-    where the domain has one, an upper bound per (level, agents, rules)."""
+    where the domain has one, an upper bound per (level, agents) for the run's own protocol."""
 
     published_name: str
     published: Callable[[str, int], float | None]
-    bound: Callable[[str, int, str], float] | None = None
+    bound: Callable[[str, int, RunProtocol], float] | None = None
 
 
 #: ``--model policy:DIR/model.zip``: a trained policy, which the domain loads in `make_policy`

@@ -23,6 +23,7 @@ from typing import Any
 from mindagent import domains
 from mindagent.brains import Brain
 from mindagent.dispatcher import Dispatcher, DispatchSettings
+from mindagent.domain import RunProtocol
 from mindagent.episode import ModelCallsFailed, run_episode
 from mindagent.llm.redact import redact_text
 from mindagent.prompt.builder import PromptConfig
@@ -62,6 +63,10 @@ class EvalConfig:
 
     def to_dict(self) -> dict[str, object]:
         return {**asdict(self), "prompt": self.prompt.to_dict(), "dispatch": self.dispatch.to_dict()}
+
+    def protocol(self) -> RunProtocol:
+        """What decides the orders this sweep met (for bounds computed on the run that was made)."""
+        return RunProtocol(self.rules, self.seed, self.episodes, self.steps, tuple(self.taus))
 
     def spec(self, level: str, agents: int, tau: float) -> GameSpec:
         """The game at its own length: `steps` cuts the run (`run_episode`), not the episode the

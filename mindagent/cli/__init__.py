@@ -8,7 +8,7 @@ import logging
 import typer
 
 from mindagent import domains
-from mindagent.cli import ablate, evaluate, levels, metrics, play, run, serve
+from mindagent.cli import ablate, compare, evaluate, levels, metrics, play, run, serve
 
 app = typer.Typer(
     name="mindagent",
@@ -19,7 +19,7 @@ app = typer.Typer(
 )
 app.add_typer(levels.app, name="levels")
 app.command("play")(play.play)
-for _module in (run, evaluate, serve, ablate, metrics):
+for _module in (run, evaluate, compare, serve, ablate, metrics):
     _module.register(app)
 for _name in domains.COMMAND_MODULES:
     importlib.import_module(_name).register(app)

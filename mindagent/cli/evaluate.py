@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -12,12 +13,16 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from mindagent import domains
-from mindagent.brains import Brain, PolicyBrain, generation_settings, make_brain
+from mindagent.brains import PolicyBrain, generation_settings, make_brain
 from mindagent.cli import options as o
 from mindagent.cli.common import err, fail
+from mindagent.cli.compare import print_seed_tables
 from mindagent.domain import SpecError
 from mindagent.evaluation import EvalConfig, Results
+from mindagent.executors import EXECUTORS, BrainRecipe, ExecutorError, default_workers, run_units
 from mindagent.llm.base import LLMError
+from mindagent.seeds import SeedSweep
+from mindagent.stats import parse_seeds
 
 # tables are wide: when piped (no terminal to measure) do not squeeze them into 80 columns
 out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160)
@@ -53,7 +58,7 @@ def print_tables(results: Results, compare: bool) -> None:
                 value = paper(str(cell["level"]), agents)
                 row.append(f"{value:.3f}" if value is not None else "-")
             if bound is not None:
-                row.append(f"{bound(str(cell['level']), agents, results.config.rules):.3f}")
+                row.append(f"{bound(str(cell['level']), agents, results.config.protocol()):.3f}")
             table.add_row(*row)
         out.print(table)
 
@@ -80,6 +85,13 @@ def evaluate(
     concurrency: int = typer.Option(1, min=1, max=64, help="taus run at once (API backends)"),
     record: Path | None = typer.Option(None, "--record", help="write every episode's recording into this folder"),
     compare: str | None = typer.Option(None, "--compare", help="'paper': show the paper's figures and our upper bound"),
+    seeds: str | None = typer.Option(None, "--seeds", help="run on several order streams (0-9, 0,3,5): mean, "
+                                     "95 % interval and per-seed CoS per cell; one results file per seed"),
+    workers: int | None = typer.Option(None, "--workers", min=1, max=256,
+                                       help="processes running units at once (default: the cores for built-in "
+                                            "policies, 1 for language models)"),
+    executor: str = typer.Option("local", "--executor", help="local (processes on this machine) or ray"),
+    address: str | None = typer.Option(None, "--address", help="a Ray cluster to run on (--executor ray)"),
 ) -> None:
     """Run the CoS sweep and print per-tau tables like the paper's Tables 6-8."""
     from mindagent.evaluation import run_eval
@@ -104,6 +116,15 @@ def evaluate(
                     cook_ticks)
     if mc_port is not None and concurrency > 1:
         fail("--mc-port gives one port; units run at once would share it (use --concurrency 1)")
+    if executor not in EXECUTORS:
+        fail(f"--executor takes one of: {', '.join(EXECUTORS)}")
+    try:
+        seed_list = parse_seeds(seeds) if seeds is not None else None
+    except ValueError as exc:
+        fail(f"--seeds: {exc}")
+    n_workers = workers or (default_workers() if model in chosen.policies else 1)
+    if mc_port is not None and (n_workers > 1 or executor != "local"):
+        fail("--mc-port gives one port; units run at once would share it (use --workers 1)")
     config = EvalConfig(
         levels=level_list, agents=team_sizes, model=model, taus=tau_list, episodes=episodes, seed=seed, steps=steps,
         rules=rules, prompt=o.prompt_config(chosen.name, no_knowledge, no_recipes, no_instructions, demo, demo_agents,
@@ -120,20 +141,38 @@ def evaluate(
     except (SpecError, LLMError, ValueError, OSError) as exc:
         fail(str(exc))
 
-    def factory() -> Brain:  # one brain per unit: API clients are cheap, the local model is cached per process
-        return make_brain(model, chosen, seed=seed, base_url=base_url, model_path=model_path, temperature=temperature,
-                          max_tokens=max_tokens, timeout_s=timeout, threads=threads)
+    def recipe_for(run: EvalConfig) -> BrainRecipe:  # one brain per unit, built where the unit runs
+        return dataclasses.replace(recipe, seed=run.seed)
 
-    todo = sum(1 for lv in config.levels for a in config.agents for t in config.taus if not results.has(lv, a, t))
+    recipe = BrainRecipe(model, chosen.name, seed, base_url, model_path, temperature, max_tokens, timeout, threads)
+    sweep = SeedSweep(config, seed_list, out_file) if seed_list is not None else None
+    runs = list(sweep.runs.values()) if sweep is not None else [results]
+    units = [(r, lv, a, t) for r in runs for lv in config.levels for a in config.agents for t in config.taus
+             if not r.has(lv, a, t)]
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TimeRemainingColumn(), console=err, transient=True) as bar:
-        task = bar.add_task(f"eval {model}", total=todo * config.episodes)
-        asyncio.run(run_eval(config, results, factory, concurrency, on_episode=lambda: bar.advance(task)))
-    print_tables(results, compare == "paper")
+        task = bar.add_task(f"eval {model}", total=len(units) * config.episodes)
+        if n_workers == 1 and executor == "local":  # in this process: --concurrency for API backends
+            for run in runs:
+                asyncio.run(run_eval(run.config, run, recipe_for(run.config).make, concurrency,
+                                     on_episode=lambda: bar.advance(task)))
+        else:
+            try:
+                run_units(units, recipe_for, n_workers, executor, address,
+                          on_unit=lambda _: bar.advance(task, config.episodes))
+            except ExecutorError as exc:
+                fail(str(exc))
+    if sweep is not None:
+        sweep.save()
+        print_seed_tables(sweep, compare == "paper")
+        failures = sweep.failures
+    else:
+        print_tables(results, compare == "paper")
+        failures = results.failures
     if out_file is not None:
-        out.print(f"results: {out_file} and {out_file.with_suffix('.csv')}")
-    if results.failures:
-        for line in results.failures:
+        out.print(f"results: {out_file}" + ("" if sweep else f" and {out_file.with_suffix('.csv')}"))
+    if failures:
+        for line in failures:
             err.print(f"[red]failed:[/red] {line}")
         err.print("the other units are saved; run the same command again to retry the failed ones")
         raise typer.Exit(1)

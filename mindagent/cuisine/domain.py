@@ -72,9 +72,9 @@ class CuisineDomain:
 
     def reference_figures(self) -> ReferenceFigures:
         from mindagent.cuisine.paper import gpt4_cos
-        from mindagent.cuisine.planners.upper_bound import cos_upper_bound
+        from mindagent.cuisine.planners.upper_bound import run_bound
 
-        return ReferenceFigures("GPT-4", gpt4_cos, cos_upper_bound)
+        return ReferenceFigures("GPT-4", gpt4_cos, run_bound)
 
     def parse_levels(self, text: str) -> list[str]:
         if text == "paper":

@@ -21,6 +21,8 @@ from functools import cached_property
 from cuisineworld import Level, Recipe
 
 ACTIONS_PER_ITEM = 4  # get + put + the goto before each of them (see upper_bound for the proof)
+#: an item built on inside its tool skips its get, its put and the goto before the put
+IN_PLACE_SAVING = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,21 +116,32 @@ class RecipeBook:
         return wait
 
     def work(self, product: str) -> int:
-        """A lower bound on agent-steps (commands) spent to make and serve one `product`."""
-        return ACTIONS_PER_ITEM * self.size(product) + self.operator_wait(product)
+        """A lower bound on agent-steps (commands) spent to make and serve one `product`.
 
-    def same_tool_edges(self, product: str) -> int:
-        """Parent-child pairs of the tree made on the same tool type (a product put straight back)."""
+        Four commands per tree node (a get, a put and the goto before each, less one goto per
+        activation, plus the activations: see `upper_bound`), less three per node that can be
+        built on where it was made (`in_place_nodes`), plus the operator waits.
+        """
+        saved = IN_PLACE_SAVING * self.in_place_nodes(product)
+        return ACTIONS_PER_ITEM * self.size(product) - saved + self.operator_wait(product)
+
+    def in_place_nodes(self, product: str) -> int:
+        """Products of the tree that need never leave their tool: the engine lets an agent put the
+        parent's other ingredients onto a finished product still inside the tool and activate
+        again, when the parent is made on the same tool type. At most one child per parent can
+        stay (the tool holds one finished product at a time), so this counts the internal nodes
+        with at least one product child of the same tool type."""
         recipe = self.recipe.get(product)
         if recipe is None or product in self.base:
             return 0
         out = 0
+        same_type = False
         for i in recipe.ingredients:
             child = self.recipe.get(i)
             if child is not None and i not in self.base and child.tool == recipe.tool:
-                out += 1
-            out += self.same_tool_edges(i)
-        return out
+                same_type = True
+            out += self.in_place_nodes(i)
+        return out + (1 if same_type else 0)
 
     def tool_use(self, product: str) -> Counter[str]:
         """Cook steps each tool type spends on one `product`."""
@@ -142,17 +155,28 @@ class RecipeBook:
         agents as wanted: the serving put happens at step index `critical_path - 1`.
 
         An item is put at step p: a base item needs goto, get, goto, put (p = 3); a product is put
-        two steps after it becomes gettable (get, goto, put), and becomes gettable `cook` steps
-        after the activation, which can share the step of the last ingredient's put.
+        two steps after it becomes ready (get, goto, put), and becomes ready `cook` steps after the
+        activation, which can share the step of the last ingredient's put (another agent activates
+        after the put, commands running in order). A product child made on its parent's tool type
+        may stay inside its tool: the parent's other ingredients go onto it from the step it is
+        ready, without the two steps of moving it (every such child is allowed this, a relaxation).
         """
-        return self._put_index(product) + 1
+        return self._ready(product) + 2 + 1
 
-    def _put_index(self, product: str) -> int:
-        recipe = self.recipe.get(product)
-        if recipe is None or product in self.base:
-            return 3
-        last = max(self._put_index(i) for i in recipe.ingredients)
-        return last + self.cook.get(recipe.tool, 0) + 2
+    def _ready(self, product: str) -> int:
+        """Earliest step at which `product` sits finished in its tool (its tool free again)."""
+        recipe = self.recipe[product]
+        last = 0
+        for i in recipe.ingredients:
+            child = self.recipe.get(i)
+            if child is None or i in self.base:
+                arrive = 3
+            elif child.tool == recipe.tool:
+                arrive = self._ready(i)  # stays in place: the next put can come as soon as it is ready
+            else:
+                arrive = self._ready(i) + 2
+            last = max(last, arrive)
+        return last + self.cook.get(recipe.tool, 0)
 
     def missing(self, product: str, content: list[str]) -> list[str] | None:
         """Ingredients still to add to `content` to make `product`, or None if it cannot be."""

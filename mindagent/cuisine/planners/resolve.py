@@ -170,17 +170,29 @@ class Resolver:
         return node
 
     def _pick_tool(self, item: str, tool_type: str) -> tuple[str | None, list[str] | None]:
-        """The most complete adoptable tool, else an idle empty one (kitchen order)."""
+        """The most complete adoptable tool, else an idle empty one (kitchen order).
+
+        A tool holding a finished ingredient of `item` is adoptable too: the rest goes in on top of
+        it (a chain of recipes on one tool type). A raw tool is not adopted while the recipe still
+        needs a product that nobody has and whose tree needs this tool type, when no other tool of
+        the type is free: that product must be made first, and filling the tool now would leave it
+        nowhere to be made (one mixer, surfTurfDough = fishTunaDough + lamb: lamb first is a dead
+        end; found by running the planner over generated levels).
+        """
         snap = self.snap
         best: str | None = None
         best_missing: list[str] | None = None
         for t in self.book.tools_of.get(tool_type, ()):
             name = t.name
-            if name in self.tools or snap.tool_busy[name] or not snap.is_raw(name):
+            if name in self.tools or snap.tool_busy[name]:
                 continue
             content = snap.content[name]
+            if not snap.is_raw(name) and not content:
+                continue
             missing = self.book.missing(item, content)
             if missing is None:
+                continue
+            if snap.is_raw(name) and any(self._made_here_first(p, tool_type, name) for p in missing):
                 continue
             if t.capacity != -1 and len(content) + len(missing) > t.capacity:
                 continue
@@ -188,6 +200,25 @@ class Resolver:
                 best, best_missing = name, missing
         return best, best_missing
 
+    def _made_here_first(self, product: str, tool_type: str, tool: str) -> bool:
+        """`product` is nowhere to be had (no free hand holds it, no free tool has it ready) and its
+        recipe tree needs a tool of `tool_type`, of which `tool` is the only one free: filling
+        `tool` now would leave the product nowhere to be made."""
+        if not self._tree_uses(product, tool_type):
+            return False
+        snap = self.snap
+        if any(snap.hold[a] == product and a not in self.hands for a in range(snap.n)):
+            return False
+        if self._product(product) is not None:
+            return False
+        return not any(t.name != tool and t.name not in self.tools and not snap.content[t.name]
+                       for t in self.book.tools_of.get(tool_type, ()))
+
+    def _tree_uses(self, product: str, tool_type: str) -> bool:
+        recipe = self.book.recipe.get(product)
+        if recipe is None or product in self.book.base:
+            return False
+        return recipe.tool == tool_type or any(self._tree_uses(i, tool_type) for i in recipe.ingredients)
 
     def _queue_tool(self, tool_type: str) -> str | None:
         """A tool of this type whose product will soon leave, to be used right after (soonest)."""

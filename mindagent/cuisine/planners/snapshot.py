@@ -81,10 +81,14 @@ class Snapshot:
         return True
 
     def can_put(self, tool: str, item: str) -> bool:
-        """Would putting `item` into `tool` now be accepted and add it (not vanish)?"""
-        if self.tool_busy[tool] or not self.is_raw(tool):
-            return False
+        """Would putting `item` into `tool` now be accepted and add it (not vanish)?
+
+        A finished product takes an item only when a recipe of the tool builds on it (the engine's
+        own rule, `can_extend`; none of the shipped recipes does, a chained level file may).
+        """
         content = self.content[tool]
+        if self.tool_busy[tool] or (not self.is_raw(tool) and not content):
+            return False
         info = self.book.tool[tool]
         if item in content or (info.capacity != -1 and len(content) >= info.capacity):
             return False

@@ -11,23 +11,35 @@ Method (a relaxation solved exactly):
    stream (`order_stream` checks the condition and refuses to bound a level where it fails).
 2. **Deadlines.** An order arriving at a with lifetime L can be completed only by a dish put on a
    serving table at some step <= a + L - 1 (reference: it expires before serving; fixed: <= a + L),
-   and <= the last step; an order arriving after the last step, or whose dish cannot be made
-   (level_12's frenchFries: no fryer), or whose critical path (`RecipeBook.critical_path`, with
-   unlimited agents) is longer than its deadline, can never complete.
-3. **Agent work.** Serving a dish whose recipe tree has G nodes takes at least 4G commands: each
-   item is moved by one get and one put; before every put there is a goto (the item was got
-   elsewhere); before every get there is a goto, except when the same agent's previous command
-   was at that tool (it put the last ingredient or activated it), which happens at most once per
-   activation, and the K activations are commands too: 2G + K + G + (G - K) = 4G (minus one per
-   parent-child pair made on the same tool type, where a product can be put back without a goto;
-   none in the shipped recipes), plus the steps an operator is held by a tool beyond the activate.
+   and <= the last step of the run (`max_steps`, the run's `--steps`); an order arriving after the
+   last step, or whose dish cannot be made (level_12's frenchFries: no fryer), or whose critical
+   path (`RecipeBook.critical_path`, with unlimited agents, commands of one step in order, and
+   products built on inside their tool) is longer than its deadline, can never complete.
+3. **Agent work.** Every way the engine lets an item advance is a command: a get (from storage,
+   or the single finished product of a tool), a put (into a tool, where it must extend the
+   content toward a recipe; onto a serving table; into storage, which destroys it), an activate.
+   A dish whose recipe tree has G nodes, K of them made by a tool, needs each node moved by a get
+   and a put at another place (a goto between them) - except a product whose parent is made on
+   the same tool type: the engine lets the parent's other ingredients be put onto the finished
+   product still inside its tool, so such a node (at most one per parent, m in all:
+   `RecipeBook.in_place_nodes`) is never moved. Before every get there is a goto, except when the
+   same agent's previous command was at that place: a put there (which only saves a goto for an
+   item that was got and then destroyed or lost, two commands for one) or an activation there
+   (each activation is followed by at most one command of its agent, and only a moved product can
+   be got from a tool: at most K - m). Counting gets, puts, gotos before puts, gotos before gets
+   and activations: (G - m) + (G - m) + (G - m) + (G - K) + K = 4G - 3m commands
+   (`RecipeBook.work`), plus the steps an operator is held by a tool beyond the activate.
    Wasted commands only add to this. By the end of step t the team has issued at most n(t + 1)
    commands, so a set S of orders is completable only if, for every t,
    sum of work over {i in S: deadline_i <= t} <= n(t + 1) - the cumulative-capacity form of
-   1||sum U_j with all jobs released at 0 (pre-cooking is allowed: a served dish waits on the
-   table), whose largest feasible set Moore-Hodgson's algorithm finds exactly. The same is done
-   for each tool type (cook steps per activation against count x (t + 1)), and the smallest of
-   these maxima is the bound C_max on completions of the episode.
+   1||sum U_j with all jobs released at 0 (pre-cooking is allowed: a dish can wait on a serving
+   table under the reference rules, in a hand or a tool under the fixed ones), whose largest
+   feasible set Moore-Hodgson's algorithm finds exactly. The same is done for each tool type
+   (cook steps per activation against count x (t + 1): one tool instance cooks one content at a
+   time), and the smallest of these maxima is the bound C_max on completions of the episode.
+   Rule-set differences change none of this: a rejected joint action or a refused or vanishing
+   put only loses commands, and serving needs an order only in the fixed set (more permissive
+   in the relaxation, which allows the dish to wait anywhere).
 4. **Denominator.** Every order that arrived is completed, failed or still active. Under the
    reference, several orders expiring in one step raise the failure count by one only, so the
    least denominator for C completions is C plus the fewest expiry steps (and still-open orders)
@@ -35,6 +47,12 @@ Method (a relaxation solved exactly):
    sum C / sum (C + penalty) grows with each episode's C (each extra completion adds 1 to the
    numerator and at most 1 to the denominator, and the ratio is <= 1), so the bound per tau is
    reached at C = C_max in every episode. CoS bound = mean over the taus.
+
+Assumptions, checked where the bound is computed or tested: the level's location types are the
+shipped ones (a get from a tool takes its single item; a tool's content advances only by puts and
+activations); the 6-open-orders cap cannot bind (`CapMayBind` otherwise); orders come from the
+World's own generator. `tests/cuisine/planners/test_bound_certificate.py` checks the whole
+argument against an exact search over the engine's own actions (`exact.py`) on small levels.
 
 Where it is tight: when agent work is the bottleneck and the pre-cooked stock can meet arrivals
 (high tau, 3-4 agents) the bound is reached or nearly. It is loose when cooking waits leave
@@ -52,6 +70,7 @@ from dataclasses import dataclass, field
 
 from cuisineworld import MAX_ACTIVE_ORDERS, PAPER_TAUS, Level, World, load_level
 from mindagent.cuisine.planners.recipes import RecipeBook
+from mindagent.domain import RunProtocol
 
 EPISODES = 3
 
@@ -145,7 +164,7 @@ def max_completions(slots: Sequence[OrderSlot], book: RecipeBook, agents: int, l
     level = book.level
     feasible = [s for s in slots if _completable(s, book, last_step)]
     due = [(_deadline(s, level, last_step), s.dish) for s in feasible]
-    best = most_on_time([(d, book.work(dish) - book.same_tool_edges(dish)) for d, dish in due], agents)
+    best = most_on_time([(d, book.work(dish)) for d, dish in due], agents)
     for tool_type, tools in book.tools_of.items():
         cook = book.cook.get(tool_type, 0)
         if cook == 0:
@@ -202,7 +221,17 @@ def upper_bound(level: str | Level, agents: int, rules: str = "reference", taus:
     return cell
 
 
-@functools.lru_cache(maxsize=256)
-def cos_upper_bound(level: str, agents: int, rules: str = "reference") -> float:
-    """The paper-protocol CoS bound of a shipped level (or level file), cached: ``cos_upper_bound("level_3", 2)``."""
-    return upper_bound(level, agents, rules=rules).cos
+@functools.lru_cache(maxsize=1024)
+def cos_upper_bound(level: str, agents: int, rules: str = "reference", seed: int = 0, episodes: int = EPISODES,
+                    steps: int | None = None, taus: tuple[float, ...] = PAPER_TAUS) -> float:
+    """The CoS bound of a shipped level (or level file) for one run's protocol, cached:
+    ``cos_upper_bound("level_3", 2)`` is the paper's protocol on seed 0; ``seed=11, steps=30``
+    bounds a run made with ``--seed 11 --steps 30`` (a run cut short has fewer orders)."""
+    return upper_bound(level, agents, rules=rules, taus=taus, seed=seed, episodes=episodes, max_steps=steps).cos
+
+
+def run_bound(level: str, agents: int, protocol: RunProtocol) -> float:
+    """`cos_upper_bound` for the protocol a sweep was run with (what `eval --compare` prints)."""
+    compiled = load_level(level, protocol.rules)
+    steps = None if protocol.steps is None else min(protocol.steps, compiled.max_steps)
+    return cos_upper_bound(level, agents, protocol.rules, protocol.seed, protocol.episodes, steps, tuple(protocol.taus))

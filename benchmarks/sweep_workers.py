@@ -1,0 +1,77 @@
+"""Wall time of the paper sweep with the planner on 1 and N worker processes (and on a local Ray).
+
+On a machine shared with other work the speed-up is capped by the cores left free: compare the
+CPU seconds with the wall time (about 2x the wall time means both cores were ours).
+
+Runs the same sweep through `mindagent.executors.run_units` once per executor setting, writes each
+results file, and prints the wall times, the speed-up over one worker and whether the files are
+byte-identical (they must be: units are deterministic and the file is written in config order).
+
+    python benchmarks/sweep_workers.py [--workers 2] [--ray] [--levels paper] [--agents 2,3,4]
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import tempfile
+import time
+from pathlib import Path
+
+from mindagent import domains
+from mindagent.evaluation import EvalConfig, Results
+from mindagent.executors import BrainRecipe, run_units
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process and its finished children (the pool's workers)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def sweep(levels: list[str], agents: list[int], out: Path, workers: int, executor: str) -> float:
+    config = EvalConfig(levels=levels, agents=agents, model="planner")
+    results = Results(out, config)
+    units = [(results, lv, a, t) for lv in levels for a in agents for t in config.taus]
+    recipe = BrainRecipe("planner", config.domain, config.seed)
+    start = time.perf_counter()
+    run_units(units, lambda _: recipe, workers=workers, executor=executor)
+    elapsed = time.perf_counter() - start
+    if results.failures:
+        raise SystemExit(f"failed units: {results.failures}")
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--ray", action="store_true", help="also run on a local Ray")
+    parser.add_argument("--levels", default="paper")
+    parser.add_argument("--agents", default="2,3,4")
+    args = parser.parse_args()
+    levels = domains.get("cuisineworld").parse_levels(args.levels)
+    agents = [int(a) for a in args.agents.split(",")]
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        runs = [("1 worker", 1, "local"), (f"{args.workers} workers", args.workers, "local")]
+        if args.ray:
+            runs.append(("local Ray", 1, "ray"))
+        times: dict[str, float] = {}
+        files: dict[str, bytes] = {}
+        for label, workers, executor in runs:
+            path = folder / f"{executor}{workers}.json"
+            cpu = cpu_seconds()
+            times[label] = sweep(levels, agents, path, workers, executor)
+            cpu = cpu_seconds() - cpu  # Ray's workers are not our children: not counted
+            files[label] = path.read_bytes()
+            print(f"{label:>10}: {times[label]:7.1f} s wall, {cpu:7.1f} s CPU here  "
+                  f"({len(levels) * len(agents) * 5} units)", flush=True)
+        base = times["1 worker"]
+        for label in list(times)[1:]:
+            same = files[label] == files["1 worker"]
+            print(f"{label}: {base / times[label]:.2f}x faster than 1 worker; results file identical: {same}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,91 @@
+"""The protocol on several order streams: one results file per seed, and a summary with intervals.
+
+`mindagent eval --seeds 0-9 --out results/planner.json` keeps each seed's run in its own ordinary
+results file (``planner.seed3.json``: resumable, comparable, plottable like any other) and writes
+``planner.json`` as the summary: per cell the mean CoS over the seeds, its 95 % bootstrap interval
+(`mindagent.stats`) and the per-seed values. `per_seed_values` reads either kind of file, so
+`mindagent compare` pairs a summary with a summary or a single run with a single run.
+
+Example::
+
+    sweep = SeedSweep(config, [0, 1, 2], Path("results/planner.json"))
+    sweep.cells()[0]["mean"], sweep.cells()[0]["interval"]
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from mindagent.evaluation import EvalConfig, Results
+from mindagent.stats import bootstrap_interval, mean
+
+SUMMARY_SCHEMA = "mindagent/seed-sweep@1"
+CellKey = tuple[str, int]
+
+
+def seed_path(out: Path, seed: int) -> Path:
+    """Where one seed's results go: ``planner.json`` -> ``planner.seed3.json``."""
+    return out.with_name(f"{out.stem}.seed{seed}{out.suffix or '.json'}")
+
+
+class SeedSweep:
+    """One `Results` per seed (same configuration otherwise) and their summary."""
+
+    def __init__(self, config: EvalConfig, seeds: list[int], out: Path | None) -> None:
+        self.config = config
+        self.seeds = list(seeds)
+        self.out = out
+        self.runs: dict[int, Results] = {
+            s: Results(seed_path(out, s) if out is not None else None, dataclasses.replace(config, seed=s))
+            for s in self.seeds}
+
+    @property
+    def failures(self) -> list[str]:
+        return [f"seed {s}: {line}" for s, r in self.runs.items() for line in r.failures]
+
+    def cells(self) -> list[dict[str, Any]]:
+        """Cells every seed finished, in configuration order, with mean, interval and values."""
+        by_seed = {s: {(c["level"], c["agents"]): c for c in r.cells() if c["complete"]} for s, r in self.runs.items()}
+        out = []
+        for level in self.config.levels:
+            for agents in self.config.agents:
+                key = (level, agents)
+                if not all(key in cells for cells in by_seed.values()):
+                    continue
+                values = [float(by_seed[s][key]["cos"]) for s in self.seeds]
+                lo, hi = bootstrap_interval(values)
+                out.append({"level": level, "agents": agents, "mean": round(mean(values), 6),
+                            "interval": [round(lo, 6), round(hi, 6)],
+                            "values": {str(s): v for s, v in zip(self.seeds, values, strict=True)}})
+        return out
+
+    def save(self) -> None:
+        if self.out is None:
+            return
+        config = {k: v for k, v in self.config.to_dict().items() if k != "seed"}
+        payload = {"schema": SUMMARY_SCHEMA, "config": config, "seeds": self.seeds,
+                   "files": {str(s): seed_path(self.out, s).name for s in self.seeds}, "cells": self.cells()}
+        self.out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.out.with_suffix(self.out.suffix + ".tmp")
+        tmp.write_text(json.dumps(payload, indent=1), encoding="utf-8")
+        os.replace(tmp, self.out)
+
+
+def per_seed_values(path: Path) -> tuple[dict[str, Any], dict[CellKey, dict[int, float]]]:
+    """(config, {(level, agents): {seed: CoS}}) of a seed summary or of one ordinary results file."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    config = data.get("config", {})
+    out: dict[CellKey, dict[int, float]] = {}
+    if data.get("schema") == SUMMARY_SCHEMA:
+        for cell in data.get("cells", []):
+            out[(str(cell["level"]), int(cell["agents"]))] = {int(s): float(v) for s, v in cell["values"].items()}
+        return config, out
+    seed = int(config.get("seed", 0))
+    for cell in data.get("cells", []):
+        if cell.get("complete", True):
+            out[(str(cell["level"]), int(cell["agents"]))] = {seed: float(cell["cos"])}
+    return config, out
