@@ -131,7 +131,7 @@ class CuisinePlanner:
             progressed = False
             for a, decision in self._plan(snap, free, taken).items():
                 if decision.mode not in ("act", "goto") or not snap.legal(*decision.cmd):
-                    waiting[a] = decision
+                    waiting[a] = decision  # maybe possible after the others' commands: next pass
                     continue
                 chosen[a] = decision
                 sequence.append(decision)
@@ -196,33 +196,9 @@ class CuisinePlanner:
         return candidates[best]
 
     def _act_base(self, world: World) -> list[str]:
-        """The scheduler's own joint action (no look-ahead)."""
+        """The scheduler's own joint action (no look-ahead): its passes over the whole team."""
         snap = Snapshot.of(world, self.book(world.level))
-        chosen: dict[int, Decision] = {}
-        sequence: list[Decision] = []
-        taken: Counter[tuple[str, str, str | None, str | None]] = Counter()
-        waiting: dict[int, Decision] = {}
-        for _ in range(world.n_agents):
-            free = [a for a in range(snap.n) if a not in chosen]
-            progressed = False
-            for a, decision in self._plan(snap, free, taken).items():
-                if decision.mode not in ("act", "goto") or not snap.legal(*decision.cmd):
-                    waiting[a] = decision  # maybe possible after the others' commands: next pass
-                    continue
-                chosen[a] = decision
-                sequence.append(decision)
-                snap.apply(*decision.cmd)
-                if decision.mode == "goto" and decision.task is not None:
-                    taken[decision.task.signature] += 1
-                progressed = progressed or decision.mode == "act"
-            if not progressed or len(chosen) == snap.n:
-                break
-        commands = [render(d.cmd) for d in sequence]
-        for a in range(world.n_agents):
-            if a not in chosen:
-                idle = a in waiting and waiting[a].mode == "idle"
-                commands.append(self._rest(snap, a) if idle else f"noop_agent{a}")
-        return self._validated(world, commands)
+        return self._validated(world, self._plan_agents(snap, list(range(world.n_agents))))
 
     @staticmethod
     def _rest(snap: Snapshot, a: int) -> str:
