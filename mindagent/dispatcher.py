@@ -32,10 +32,12 @@ from mindagent.prompt.builder import PromptConfig, build_messages, format_turn
 from mindagent.taskgraph import (
     ManagerPrompt,
     SubtaskExecutor,
+    SubtaskExecutorKind,
     TaskGraphPlan,
     assign_by_rule,
     assignment_grammar,
     parse_assignment,
+    subtask_turn,
 )
 from mindagent.teams import TeamMode, agent_answer_grammar, agent_turn, parse_message
 
@@ -83,8 +85,9 @@ class DispatchSettings:
 
     `team` is how the team is organised (`mindagent.teams`): one central dispatcher (the paper),
     one call per agent (decentral) or a task-graph manager; `control` the agents the dispatcher
-    commands (None: all) and `partners` the policy that plays the others. Only settings that
-    differ from the paper's are written out, so older results files and recordings still match."""
+    commands (None: all) and `partners` the policy that plays the others; `executor` who turns a
+    task-graph agent's subtask into its commands (the domain's rule, or the model). Only settings
+    that differ from the paper's are written out, so older results files and recordings still match."""
 
     mode: DispatchMode = "step"
     plan_steps: int = 3
@@ -92,11 +95,13 @@ class DispatchSettings:
     team: TeamMode = "central"
     control: tuple[int, ...] | None = None
     partners: str = "planner"
+    executor: SubtaskExecutorKind = "rule"
 
     def to_dict(self) -> dict[str, object]:
         return {"mode": self.mode, **({"plan_steps": self.plan_steps} if self.mode == "plan" else {}),
                 **({"goal_every": self.goal_every} if self.mode == "goals" else {}),
                 **({"team": self.team} if self.team != "central" else {}),
+                **({"subtask_executor": self.executor} if self.executor != "rule" else {}),
                 **({"control": list(self.control), "partners": self.partners} if self.control is not None else {})}
 
 
@@ -132,6 +137,12 @@ class Dispatcher:
             raise SpecError(f"--mode {dispatch.team} runs its own loop; it does not combine with --dispatch {dispatch.mode}")
         if dispatch.team == "taskgraph" and session.subtask_executor() is None:
             raise SpecError(f"{session.domain} has no task graph (--mode taskgraph)")
+        if dispatch.executor == "model":
+            if dispatch.team != "taskgraph":
+                raise SpecError("--subtask-executor model carries out task-graph subtasks; it needs --mode taskgraph")
+            if brain is not None and not isinstance(brain, LLMBrain):
+                raise SpecError(f"--subtask-executor model needs a language model; {brain.name} decides every "
+                                "command itself (use --subtask-executor rule)")
         if dispatch.control is not None:
             if max(dispatch.control) >= session.n_agents:
                 raise SpecError(f"--control names agent{max(dispatch.control)}; this game has {session.n_agents} agents")
@@ -150,8 +161,8 @@ class Dispatcher:
     def plans(self) -> bool:
         """Whether this dispatcher answers with plans (a model in plan or goal mode; task-graph
         mode with any brain: without a model the manager deals out subtasks by rule)."""
-        if self.dispatch.team == "taskgraph":
-            return self.brain is not None
+        if self.dispatch.team == "taskgraph":  # the model executor is asked every step, like `decide`
+            return self.brain is not None and self.dispatch.executor == "rule"
         return self.dispatch.mode != "step" and isinstance(self.brain, LLMBrain)
 
     async def make_plan(self, session: DomainSession, memory: Memory, feedback: Sequence[str],
@@ -226,6 +237,40 @@ class Dispatcher:
         assignment.update({agents[k]: by_id[sid] for k, sid in picked.items()})
         return TaskGraphPlan(session.step_index, graph, assignment, executor, agents, "model", every), [call], \
             messages[-1].content
+
+    async def execute_subtasks(self, session: DomainSession, plan: TaskGraphPlan, feedback: Sequence[str],
+                               notes: Mapping[int, Sequence[str]], head_chef: Sequence[str] = (),
+                               people: Sequence[str] = ()) -> tuple[list[str], list[Call], list[int]]:
+        """The model executor: one call per agent of `plan` that has a subtask, each writing that
+        agent's one command (see `mindagent.taskgraph.subtask_turn` for what it is shown; the
+        prompt's components are the dispatcher's, without demo or memory: the subtask and the
+        feedback say what is going on). An agent without a subtask idles without a call; an
+        answer holding no command of its agent idles it too and is returned in the third list,
+        so the episode can tell it at the next step. Returns (commands, calls, unread agents)."""
+        if not isinstance(self.brain, LLMBrain):
+            raise ValueError("only a language model executes subtasks (--subtask-executor model)")
+        names = session.agent_names
+        shown = format_turn(session.step_index, session.state_text(),
+                            feedback if self.prompt.feedback else None, head_chef, people)
+        commands: list[str] = []
+        calls: list[Call] = []
+        unread: list[int] = []
+        for agent in plan.agents:
+            subtask = plan.assignment.get(agent)
+            if subtask is None:
+                commands.append(session.idle_command(agent))
+                continue
+            team = {names[k]: s for k, s in sorted(plan.assignment.items()) if k != agent}
+            turn = subtask_turn(shown, names[agent], subtask, team, notes.get(agent, ()))
+            messages = build_messages(session.prompt_parts(), self.prompt, None, [], turn)
+            call = await self.brain.ask(messages, session.agent_grammar(agent))
+            calls.append(call)
+            mine = self.mine(session, session.extract_commands(call.text), [agent])[:1]
+            if not mine:
+                unread.append(agent)
+                mine = [session.idle_command(agent)]
+            commands += mine
+        return commands, calls, unread
 
     async def decide_decentral(self, session: DomainSession, memories: Mapping[int, Memory], feedback: Sequence[str],
                                heard: Mapping[str, str], head_chef: Sequence[str] = (),

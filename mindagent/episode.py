@@ -17,6 +17,7 @@ from mindagent.domain import DomainSession, DomainStep
 from mindagent.memory import Memory
 from mindagent.plans import Plan
 from mindagent.recording import Recorder
+from mindagent.taskgraph import TaskGraphPlan, unread_note
 
 
 class ModelCallsFailed(Exception):
@@ -64,6 +65,8 @@ class Episode:
         #: decentral mode: each agent's own turns, and what the agents said at the last step
         self.agent_memory = {a: Memory(dispatcher.prompt.memory) for a in range(session.n_agents)}
         self.heard: dict[str, str] = {}
+        #: task graph with the model executor: what each agent is told about its last answer
+        self.executor_notes: dict[int, list[str]] = {}
         control = dispatcher.dispatch.control
         self.partner = dispatcher.partner if control is not None else None
         self.control = list(control) if control is not None else None
@@ -79,8 +82,9 @@ class Episode:
         """This step's commands in any dispatch mode, waiting for the model when it must be asked.
 
         Per-step mode is `decide`; decentral mode asks once per agent (`decide_decentral`); with
-        `--control` the partner policy's commands are added for the other agents. In plan, goal
-        and task-graph mode the current plan gives the step; the
+        `--control` the partner policy's commands are added for the other agents. In task-graph
+        mode with the model executor the model writes each agent's command from its subtask every
+        step (`_from_taskgraph`). In plan, goal and task-graph mode the current plan gives the step; the
         model is asked for a new one when the plan wants renewal, and asked once more within the
         step when a fresh or old plan cannot give this step (exhausted, diverged or refused): then
         the agents idle. Offline the model's latency costs no game time; a room uses plans on its
@@ -90,6 +94,8 @@ class Episode:
             head_chef = self.session.pending_instructions()
             decision = await self.dispatcher.decide_decentral(
                 self.session, self.agent_memory, list(self.feedback), self.heard, head_chef, ours, people)
+        elif self.dispatcher.dispatch.team == "taskgraph" and self.dispatcher.dispatch.executor == "model":
+            decision = await self._from_taskgraph(ours, people)
         elif not self.dispatcher.plans:
             decision = await self.decide(ours, people)
         else:
@@ -134,6 +140,37 @@ class Episode:
         self.plan = plan if commands is not None else None
         commands = self.dispatcher.mine(self.session, commands or [], controlled)
         return Decision(commands, self.session.check(commands), calls, shown, list(head_chef), described)
+
+    async def _from_taskgraph(self, controlled: Sequence[int] | None, people: Sequence[str]) -> Decision:
+        """Task graph with the model executor: the manager's assignment stands until it wants
+        renewal or one of its subtasks failed (a command the look-ahead refuses: that step is
+        played as written, refusal and all, and the manager assigns again at the next step);
+        every step the model writes each assigned agent's command."""
+        head_chef = self.session.pending_instructions()
+        calls: list[Call] = []
+        shown = ""
+        plan = self.plan
+        if not isinstance(plan, TaskGraphPlan) or plan.failed or plan.wants_renewal(self.session):
+            made, calls, shown = await self.dispatcher.make_plan(
+                self.session, self.memory, list(self.feedback), head_chef, controlled, people)
+            if not isinstance(made, TaskGraphPlan):
+                raise TypeError("task-graph mode made a plan of another kind")
+            plan = made
+            plan.executed_by = "model"
+            self.plans_made += 1
+            plan.id = self.plans_made
+        notes, self.executor_notes = self.executor_notes, {}
+        commands, executed, unread = await self.dispatcher.execute_subtasks(
+            self.session, plan, list(self.feedback), notes, head_chef, people)
+        calls += executed
+        verdicts = self.session.check(commands)
+        plan.failed = [v.command for v in verdicts if not v.ok]
+        plan.unread = unread
+        names = self.session.agent_names
+        self.executor_notes = {a: [unread_note(names[a])] for a in unread}
+        plan.position += 1
+        self.plan = plan
+        return Decision(commands, verdicts, calls, shown, list(head_chef), plan.describe())
 
     async def advance(self, decision: Decision | None, commands: Sequence[str] | None = None,
                       actors: Sequence[str] | None = None) -> DomainStep:

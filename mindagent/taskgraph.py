@@ -5,7 +5,13 @@ each order's recipe tree, depending on the subtasks of its ingredients). The man
 agent one *ready* subtask (all its dependencies done): a language model chooses from the ready
 list (one line per agent, constrained by `assignment_grammar` for a local model), or, without a
 model or when its answer cannot be read, `assign_by_rule` deals them out earliest deadline first.
-The domain's `SubtaskExecutor` then turns each agent's subtask into its command every step.
+Then an executor turns each agent's subtask into its command every step: the domain's rule
+`SubtaskExecutor` (``--subtask-executor rule``), or the language model (``model``): each agent
+with a subtask is one call per step that sees the kitchen, the step's feedback, its own subtask,
+its teammates' subtasks and any note about its last answer (`subtask_turn`), and writes that
+agent's one command (held to the domain's one-agent grammar locally). An answer without a
+command for the agent idles it and tells it so at the next step; a command the look-ahead
+refuses fails the subtask, and the manager assigns again at the next step.
 
 It is a `Plan` like goal mode's (`mindagent.plans`): the assignment stands while it fits, and
 the manager is asked again when a subtask is done, when one fails (its order expired, or its
@@ -18,13 +24,17 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
 from mindagent.llm.base import Message
 from mindagent.plans import Plan
 
 if TYPE_CHECKING:
     from mindagent.domain import DomainSession
+
+
+SubtaskExecutorKind = Literal["rule", "model"]
+SUBTASK_EXECUTORS: tuple[SubtaskExecutorKind, ...] = ("rule", "model")
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +84,25 @@ class SubtaskExecutor(Protocol):
     without a subtask (nothing ready for it) does what the executor finds useful."""
 
     def act(self, session: DomainSession, assignment: Mapping[int, Subtask], agents: Sequence[int]) -> list[str]: ...
+
+
+def subtask_turn(shown: str, agent: str, subtask: Subtask, team: Mapping[str, Subtask], notes: Sequence[str]) -> str:
+    """The model executor's user turn for one agent: the kitchen turn (feedback, head chef,
+    state), then what this agent was told about its last answer, its subtask and its teammates'."""
+    parts = [shown.rstrip("\n")]
+    if notes:
+        parts.append("About your last answer:\n" + "\n".join(f"- {n}" for n in notes))
+    if team:
+        parts.append("Your teammates' subtasks:\n" + "\n".join(f"- {a}: {s.label}" for a, s in team.items()))
+    parts.append(f"Your subtask ({subtask.id}): {subtask.label}.")
+    parts.append(f"You are {agent} and control only {agent}: write exactly one command for {agent}, "
+                 "the next thing it should do for its subtask.")
+    return "\n".join(parts)
+
+
+def unread_note(agent: str) -> str:
+    """What an agent is told when its last answer held no command of its own."""
+    return f"No command for {agent} could be read from your last answer, so {agent} waited."
 
 
 def assign_by_rule(graph: TaskGraph, agents: Sequence[int]) -> dict[int, Subtask]:
@@ -141,6 +170,9 @@ class TaskGraphPlan(Plan):
         self.chosen_by = chosen_by  # model | rule (no model, or one ready subtask) | fallback (unreadable)
         self.every = max(1, every)
         self.failed: list[str] = []
+        #: the model executor's agents whose answer held no command at the step just described
+        self.unread: list[int] = []
+        self.executed_by: SubtaskExecutorKind = "rule"
 
     def next(self, session: DomainSession) -> list[str] | None:
         commands = self.executor.act(session, self.assignment, self.agents)
@@ -163,4 +195,6 @@ class TaskGraphPlan(Plan):
     def describe(self) -> dict[str, object]:
         return {**super().describe(), "assignment": {str(a): s.id for a, s in sorted(self.assignment.items())},
                 "chosen_by": self.chosen_by, "subtasks": len(self.graph.subtasks), "done": len(self.graph.done),
+                **({"executor": "model"} if self.executed_by == "model" else {}),
+                **({"unread": list(self.unread)} if self.unread else {}),
                 **({"failed": self.failed} if self.failed else {})}

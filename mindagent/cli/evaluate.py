@@ -78,7 +78,7 @@ def evaluate(
     demo: str | None = o.DEMO, demo_agents: int | None = o.DEMO_AGENTS, no_feedback: bool = o.NO_FEEDBACK,
     memory: int = o.MEMORY, dispatch: str = o.DISPATCH, plan_steps: int = o.PLAN_STEPS, goal_every: int = o.GOAL_EVERY,
     team: str = o.TEAM, control: str | None = o.CONTROL, partners: str = o.PARTNERS,
-    threads: int | None = o.THREADS,
+    subtask_executor: str = o.SUBTASK_EXECUTOR, threads: int | None = o.THREADS,
     mc_host: str | None = o.MC_HOST, mc_port: int | None = o.MC_PORT, mc_version: str | None = o.MC_VERSION,
     cook_ticks: int | None = o.COOK_TICKS,
     out_file: Path | None = typer.Option(None, "--out", help="results JSON (CSV beside it); resumed if it exists"),
@@ -130,13 +130,15 @@ def evaluate(
         rules=rules, prompt=o.prompt_config(chosen.name, no_knowledge, no_recipes, no_instructions, demo, demo_agents,
                                             no_feedback, memory),
         repair=repair, record_dir=str(record) if record else None, domain=chosen.name, options=dict(first.options),
-        dispatch=o.dispatch_settings(dispatch, plan_steps, goal_every, team, control, partners))
+        dispatch=o.dispatch_settings(dispatch, plan_steps, goal_every, team, control, partners, subtask_executor))
     try:
         probe = make_brain(model, chosen, seed=seed, base_url=base_url, model_path=model_path, threads=threads)
         config.generation = generation_settings(model, base_url=base_url, temperature=temperature,
                                                 max_tokens=max_tokens, brain=probe)
         if config.dispatch.mode != "step" and isinstance(probe, PolicyBrain):
             fail(f"--dispatch {dispatch} needs a language model; {model} decides every step itself")
+        if config.dispatch.executor == "model" and isinstance(probe, PolicyBrain):
+            fail(f"--subtask-executor model needs a language model; {model} decides every command itself")
         results = Results(out_file, config)
     except (SpecError, LLMError, ValueError, OSError) as exc:
         fail(str(exc))

@@ -19,6 +19,7 @@ from mindagent.partners import PARTNER_KINDS, parse_control
 from mindagent.plans import DISPATCH_MODES, DispatchMode
 from mindagent.prompt.builder import DemoMode, PromptConfig
 from mindagent.spec import GameSpec
+from mindagent.taskgraph import SUBTASK_EXECUTORS, SubtaskExecutorKind
 from mindagent.teams import TEAM_MODES, TeamMode
 
 DOMAIN = typer.Option(domains.DEFAULT_DOMAIN, "--domain", help=" | ".join(domains.NAMES))
@@ -53,6 +54,9 @@ CONTROL = typer.Option(None, "--control",
                        help="the dispatcher commands only these agents: a number k (agents 0..k-1) or a list like 0,2")
 PARTNERS = typer.Option("planner", "--partners",
                         help="with --control: who plays the other agents: planner | random | noop | replay:FILE")
+SUBTASK_EXECUTOR = typer.Option("rule", "--subtask-executor",
+                                help="--mode taskgraph: who turns each agent's subtask into its command every step: "
+                                     "rule (the domain's scheduler) | model (one model call per assigned agent)")
 THREADS = typer.Option(None, "--threads", min=1, max=256,
                        help="local model: CPU threads (default 1: fastest on a shared machine, see benchmarks/)")
 MC_HOST = typer.Option(None, "--mc-host", help="Minecraft: use this offline-mode server instead of the embedded one")
@@ -100,8 +104,9 @@ def prompt_config(domain: str, no_knowledge: bool, no_recipes: bool, no_instruct
 
 
 def dispatch_settings(mode: str, plan_steps: int = 3, goal_every: int = 5, team: str = "central",
-                      control: str | None = None, partners: str = "planner") -> DispatchSettings:
-    """The dispatch mode, team mode and partners, or one error line and exit 2."""
+                      control: str | None = None, partners: str = "planner",
+                      subtask_executor: str = "rule") -> DispatchSettings:
+    """The dispatch mode, team mode, partners and subtask executor, or one error line and exit 2."""
     if mode not in DISPATCH_MODES:
         fail(f"--dispatch must be one of {', '.join(DISPATCH_MODES)}")
     if team not in TEAM_MODES:
@@ -110,6 +115,11 @@ def dispatch_settings(mode: str, plan_steps: int = 3, goal_every: int = 5, team:
     organised: TeamMode = "decentral" if team == "decentral" else "taskgraph" if team == "taskgraph" else "central"
     if organised != "central" and chosen != "step":
         fail(f"--mode {organised} runs its own loop; it does not combine with --dispatch {chosen}")
+    if subtask_executor not in SUBTASK_EXECUTORS:
+        fail(f"--subtask-executor must be one of {', '.join(SUBTASK_EXECUTORS)}")
+    executor: SubtaskExecutorKind = "model" if subtask_executor == "model" else "rule"
+    if executor == "model" and organised != "taskgraph":
+        fail("--subtask-executor model carries out task-graph subtasks; it needs --mode taskgraph")
     agents = None
     if control is not None:
         try:
@@ -120,4 +130,4 @@ def dispatch_settings(mode: str, plan_steps: int = 3, goal_every: int = 5, team:
             fail(f"--partners must be one of {', '.join(PARTNER_KINDS)}")
     elif partners != "planner":
         fail("--partners needs --control (which agents the dispatcher commands)")
-    return DispatchSettings(chosen, plan_steps, goal_every, organised, agents, partners)
+    return DispatchSettings(chosen, plan_steps, goal_every, organised, agents, partners, executor)

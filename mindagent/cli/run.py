@@ -40,7 +40,7 @@ def run(
     demo: str | None = o.DEMO, demo_agents: int | None = o.DEMO_AGENTS, no_feedback: bool = o.NO_FEEDBACK,
     memory: int = o.MEMORY, dispatch: str = o.DISPATCH, plan_steps: int = o.PLAN_STEPS, goal_every: int = o.GOAL_EVERY,
     team: str = o.TEAM, control: str | None = o.CONTROL, partners: str = o.PARTNERS,
-    threads: int | None = o.THREADS,
+    subtask_executor: str = o.SUBTASK_EXECUTOR, threads: int | None = o.THREADS,
     out_dir: Path = typer.Option(Path("recordings"), "--out-dir", help="where the JSONL recording goes"),
     as_json: bool = typer.Option(False, "--json", help="print one JSON summary object at the end"),
     head_chef: list[str] = typer.Option([], "--head-chef", help="an instruction shown to the dispatcher every step (repeatable)"),
@@ -52,7 +52,7 @@ def run(
     if not math.isfinite(tau):
         fail(f"--tau {tau} is not a number between 0.1 and 1000")
     spec = o.game_spec(domain, level, agents, tau, seed, rules, None, recipes, mc_host, mc_port, mc_version, cook_ticks)
-    settings = o.dispatch_settings(dispatch, plan_steps, goal_every, team, control, partners)
+    settings = o.dispatch_settings(dispatch, plan_steps, goal_every, team, control, partners, subtask_executor)
     prompt = o.prompt_config(spec.domain, no_knowledge, no_recipes, no_instructions, demo, demo_agents, no_feedback, memory)
     try:
         brain = make_brain(model, domains.get(spec.domain), seed=seed, base_url=base_url, model_path=model_path,

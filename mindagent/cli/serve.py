@@ -52,7 +52,7 @@ def serve(
     dispatch: str = typer.Option("auto", "--dispatch", help="auto (goals for an in-process model where the domain "
                                  "has goal mode, else step) | step | plan | goals"),
     plan_steps: int = o.PLAN_STEPS, goal_every: int = o.GOAL_EVERY, threads: int | None = o.THREADS,
-    control: str | None = o.CONTROL, partners: str = o.PARTNERS,
+    control: str | None = o.CONTROL, partners: str = o.PARTNERS, subtask_executor: str = o.SUBTASK_EXECUTOR,
     mc_host: str | None = o.MC_HOST,
     mc_port: int | None = typer.Option(None, "--mc-port", min=0, max=65535,
                                        help="Minecraft: the port people join on (embedded server; default 25565)"),
@@ -75,7 +75,7 @@ def serve(
         fail("--mode takes at most one clock (realtime, turns) and one team mode (central, decentral, taskgraph)")
     clock = clocks[0] if clocks else "realtime"
     team = teams[0] if teams else "central"
-    explicit = dispatch != "auto" or team != "central" or control is not None
+    explicit = dispatch != "auto" or team != "central" or control is not None or subtask_executor != "rule"
     chosen = o.domain_or_exit(domain)
     live_world = chosen.live_world  # a world with its own clients: bots play on without a page
     if live_world and mc_host is None and mc_port is None:
@@ -95,7 +95,7 @@ def serve(
                        "max_tokens": max_tokens, "timeout_s": timeout, "seed": seed, "threads": threads},
         autoplay=autoplay, episodes=episodes, decision_timeout=timeout,
         dispatch=o.dispatch_settings("step" if dispatch == "auto" else dispatch, plan_steps, goal_every, team, control,
-                                     partners) if explicit else None,
+                                     partners, subtask_executor) if explicit else None,
         human_tick=human_tick or None, countdown=countdown)
     logging.getLogger("apscheduler").setLevel(logging.ERROR)  # "skipped: a step still running" is expected
     server = GameServer(config)

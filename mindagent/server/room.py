@@ -28,7 +28,7 @@ import logging
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
@@ -205,6 +205,8 @@ class Room:
             chosen = DispatchSettings("goals") if local and self.session.goal_menu() is not None else DispatchSettings()
         if chosen.mode == "goals" and self.session.goal_menu() is None:
             return DispatchSettings()  # a domain without goal mode: per-step commands
+        if chosen.executor == "model" and not isinstance(brain, LLMBrain):
+            return replace(chosen, executor="rule")  # a built-in policy carries out subtasks by rule
         return chosen
 
     def _reset_brain(self) -> None:
@@ -359,7 +361,7 @@ class Room:
             self.run.recorder = self.log.start(self.episode, {
                 **spec.header(), "max_steps": self.session.max_steps, "model": self.settings.model,
                 "prompt": self.settings.prompt.to_dict(), "repair": self.settings.repair,
-                **self.session.episode_header(),
+                "dispatch": self.dispatcher.dispatch.to_dict(), **self.session.episode_header(),
                 "episode": self.episode, "room": self.id, **{k: v for k, v in self.settings.describe().items()
                                                              if k in ("mode", "tick", "turn_timeout")},
                 "pacing": self.settings.pace.record(bool(self._players)),

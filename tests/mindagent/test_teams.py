@@ -8,6 +8,7 @@ plays every mode in the slow tier at the bottom.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import re
 from collections.abc import Sequence
@@ -27,6 +28,7 @@ from mindagent.cli import app
 from mindagent.dispatcher import Dispatcher, DispatchSettings
 from mindagent.domain import SpecError
 from mindagent.episode import run_episode
+from mindagent.evaluation import EvalConfig, Results
 from mindagent.llm import make_client
 from mindagent.llm.base import Message
 from mindagent.partners import parse_control
@@ -179,6 +181,97 @@ def test_assign_by_rule_and_parse_assignment() -> None:
     assert re.fullmatch(regex, "agent0: o2.x\nagent1: o1.rice") and not re.fullmatch(regex, "agent1: o2.x")
 
 
+def executor_answers(garbage_at: Sequence[int] = (), refused_at: Sequence[int] = ()) -> Any:
+    """A manager that picks the ready subtasks in order, and an executor that sends its agent to
+    the storage, except for garbage (nothing to read) or a refused command at the given calls."""
+    def answer(n: int, messages: Sequence[Message]) -> str:
+        content = messages[-1].content
+        ready = re.findall(r"^- (o\d+\.\w+):", content, re.MULTILINE)
+        if "Ready subtasks" in content:
+            return "\n".join(f"agent{k}: {ready[k % len(ready)]}" for k in range(2))
+        me = re.search(r"You are (agent\d)", content)
+        assert me is not None
+        if n in garbage_at:
+            return "I would rather think about {this} first!!"
+        if n in refused_at:
+            return f"activate_{me[1]}_servingtable0"
+        return f"goto_{me[1]}_storage0"
+    return answer
+
+
+def test_taskgraph_model_executor_writes_each_agents_command_from_its_subtask(tmp_path: Path) -> None:
+    model = ScriptedModel(executor_answers())
+    records = steps_of(play(LLMBrain(model), DispatchSettings(team="taskgraph", executor="model"),
+                            tmp_path / "m.jsonl", steps=4))
+    first = records[0]
+    assert first["plan"]["executor"] == "model" and first["plan"]["chosen_by"] == "model"
+    manager, *executors = first["calls"]
+    assert "Ready subtasks" in manager["messages"][-1]["content"] and len(executors) == 2
+    assignment = first["plan"]["assignment"]
+    for agent, call in enumerate(executors):
+        asked = call["messages"][-1]["content"]
+        assert f"Your subtask ({assignment[str(agent)]})" in asked and f"You are agent{agent}" in asked
+        assert "Your teammates' subtasks:\n- agent" + str(1 - agent) in asked
+    assert first["commands"] == ["goto_agent0_storage0", "goto_agent1_storage0"]
+    # later steps: the assignment stands, one executor call per agent and no manager call
+    assert [len(s["calls"]) for s in records[1:]] == [2, 2, 2]
+    # each executor call is held to its own agent's one-command grammar
+    executor_grammar = model.grammars[1] or ""
+    assert re.fullmatch(gbnf_to_regex(executor_grammar), "goto_agent0_storage0")
+    assert not re.fullmatch(gbnf_to_regex(executor_grammar), "goto_agent1_storage0")
+
+
+def test_taskgraph_model_executor_idles_on_garbage_and_says_so(tmp_path: Path) -> None:
+    model = ScriptedModel(executor_answers(garbage_at=(1,)))  # call 1: agent0's executor call at step 0
+    records = steps_of(play(LLMBrain(model), DispatchSettings(team="taskgraph", executor="model"),
+                            tmp_path / "g.jsonl", steps=2))
+    assert records[0]["commands"] == ["noop_agent0", "goto_agent1_storage0"]
+    assert records[0]["plan"]["unread"] == [0]
+    agent0_next, agent1_next = (c["messages"][-1]["content"] for c in records[1]["calls"])
+    assert "No command for agent0 could be read from your last answer, so agent0 waited." in agent0_next
+    assert "could be read" not in agent1_next
+    assert "unread" not in records[1]["plan"]
+
+
+def test_taskgraph_model_executor_replans_after_a_refused_subtask(tmp_path: Path) -> None:
+    model = ScriptedModel(executor_answers(refused_at=(4,)))  # call 4: agent1's executor call at step 1
+    records = steps_of(play(LLMBrain(model), DispatchSettings(team="taskgraph", executor="model"),
+                            tmp_path / "r.jsonl", steps=3))
+    assert records[1]["commands"][1] == "activate_agent1_servingtable0"
+    assert records[1]["plan"]["failed"] == ["activate_agent1_servingtable0"]
+    assert not records[1]["verdicts"][1]["ok"]  # played as written: the refusal is the feedback
+    assert records[1]["feedback"]
+    manager = records[2]["calls"][0]["messages"][-1]["content"]
+    assert "Ready subtasks" in manager and records[2]["plan"]["id"] == records[1]["plan"]["id"] + 1
+    assert records[1]["feedback"][0] in records[2]["calls"][1]["messages"][-1]["content"]
+
+
+def test_model_executor_needs_a_model_and_the_task_graph() -> None:
+    session = domains.make_session(domains.validate(SPEC))
+    with pytest.raises(SpecError, match="language model"):
+        Dispatcher.for_session(session, make_brain("planner", domains.get("cuisineworld")), PromptConfig(),
+                               dispatch=DispatchSettings(team="taskgraph", executor="model"))
+    for args in (["--mode", "taskgraph", "--subtask-executor", "model"], ["--subtask-executor", "model"],
+                 ["--mode", "taskgraph", "--subtask-executor", "llm"]):
+        result = CliRunner().invoke(app, ["run", "--model", "planner", "--steps", "1", *args])
+        assert result.exit_code == 2, result.output
+    result = CliRunner().invoke(app, ["eval", "--levels", "level_3", "--agents", "2", "--taus", "1.0", "--episodes",
+                                      "1", "--steps", "2", "--model", "planner", "--mode", "taskgraph",
+                                      "--subtask-executor", "model"])
+    assert result.exit_code == 2 and "language model" in result.output
+
+
+def test_eval_results_with_another_subtask_executor_are_not_resumed(tmp_path: Path) -> None:
+    out = tmp_path / "r.json"
+    model = EvalConfig(levels=["level_3"], agents=[2], model="replay:x", taus=[1.0], episodes=1, steps=2,
+                       dispatch=DispatchSettings(team="taskgraph", executor="model"))
+    Results(out, model).save()
+    assert json.loads(out.read_text())["config"]["dispatch"] == {"mode": "step", "team": "taskgraph",
+                                                                  "subtask_executor": "model"}
+    with pytest.raises(ValueError, match="dispatch"):
+        Results(out, dataclasses.replace(model, dispatch=DispatchSettings(team="taskgraph")))
+
+
 # ------------------------------------------------------------------ control and partners
 
 
@@ -258,8 +351,11 @@ def test_cli_refuses_partners_without_control_and_modes_with_plans() -> None:
 
 
 @pytest.mark.parametrize("dispatch", [DispatchSettings(team="decentral"), DispatchSettings(team="taskgraph"),
-                                      DispatchSettings(control=(1,), partners="random")],
-                         ids=["decentral", "taskgraph", "control"])
+                                      DispatchSettings(team="taskgraph", executor="model"),
+                                      DispatchSettings(control=(1,), partners="random"),
+                                      DispatchSettings(team="taskgraph", executor="model", control=(0,))],
+                         ids=["decentral", "taskgraph", "taskgraph-model-executor", "control",
+                              "taskgraph-model-executor-control"])
 def test_replay_backend_reruns_each_mode_bit_identically(tmp_path: Path, dispatch: DispatchSettings) -> None:
     def answer(n: int, messages: Sequence[Message]) -> str:
         ready = re.findall(r"^- (o\d+\.\w+):", messages[-1].content, re.MULTILINE)
