@@ -6,6 +6,10 @@ orders out; both are reported. Results are saved after every finished tau, so an
 sweep resumes where it stopped. A unit whose model calls failed beyond the retries is a failed
 unit (saved under ``failed`` with its error, redone on resume, and `eval` exits 1), never a tau
 of idle agents scored as zeros.
+
+Every episode is also measured (`mindagent.metrics`, the definitions of `mindagent metrics`),
+recorded to a file or not: each tau carries its episodes' metrics and their aggregate, and each
+cell the aggregate over all its episodes, in the JSON and as columns of the CSV.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from mindagent.dispatcher import Dispatcher, DispatchSettings
 from mindagent.domain import RunProtocol
 from mindagent.episode import ModelCallsFailed, run_episode
 from mindagent.llm.redact import redact_text
+from mindagent.metrics import aggregate_metrics, eval_episode, records_metrics
 from mindagent.prompt.builder import PromptConfig
 from mindagent.recording import Recorder, recording_path
 from mindagent.scoring import PAPER_TAUS, TauResult, cos, cos_paper
@@ -74,6 +79,42 @@ class EvalConfig:
         return GameSpec(self.domain, level, agents, tau, self.seed, self.rules, None, options=dict(self.options))
 
 
+#: The process metrics written as CSV columns (per tau, then again for the whole cell as cell_*):
+#: team figures, then each agent's ok / refused / idle commands joined by "/" (agent0/agent1/...).
+METRIC_COLUMNS = ("episodes", "balance_gini", "idle_per_step", "tokens_per_dish", "tes", "ites", "handoffs",
+                  "multi_agent_dishes", "pc", "ok_per_agent", "refused_per_agent", "idle_per_agent", "nodes_per_agent")
+
+
+def tau_entry(t: TauResult) -> dict[str, object]:
+    """A tau as the results file holds it: counts and rate, its episodes' aggregated metrics and
+    each episode's own (read back on resume, so the cell's aggregate never needs a re-run)."""
+    out = t.to_dict()
+    if t.episodes:
+        out["metrics"] = aggregate_metrics(t.episodes)
+        out["episode_metrics"] = list(t.episodes)
+    return out
+
+
+def metric_row(metrics: dict[str, Any]) -> list[object]:
+    """`METRIC_COLUMNS` of an aggregate (blank where there is none: a file from before metrics)."""
+    if not metrics:
+        return [""] * len(METRIC_COLUMNS)
+    process = metrics.get("process") or {}
+    agents = metrics.get("agents") or []
+    row: list[object] = []
+    for column in METRIC_COLUMNS:
+        if column.endswith("_per_agent") and column != "nodes_per_agent":
+            key = column.removesuffix("_per_agent")
+            row.append("/".join(str(a.get(key, "")) for a in agents))
+        elif column == "nodes_per_agent":
+            nodes = process.get(column)
+            row.append("/".join(str(n) for n in nodes) if isinstance(nodes, list) else "")
+        else:
+            value = metrics.get(column, process.get(column))
+            row.append("" if value is None else value)
+    return row
+
+
 class Results:
     """The results file: config plus one entry per (level, agents) cell with its finished taus."""
 
@@ -100,7 +141,8 @@ class Results:
         for cell in data.get("cells", []):
             # a tau whose model calls failed (files from before failures were kept apart) is redone
             taus = {float(t["tau"]): TauResult(float(t["tau"]), t["completed"], t["failed"], t["active"],
-                                               *(int(t.get(k, 0)) for k in COST_KEYS))
+                                               **{k: int(t.get(k, 0)) for k in COST_KEYS},
+                                               episodes=tuple(t.get("episode_metrics") or ()))
                     for t in cell["taus"] if not int(t.get("model_errors", 0))}
             self.done[(cell["level"], int(cell["agents"]))] = taus
 
@@ -127,7 +169,8 @@ class Results:
                     continue
                 out.append({"level": level, "agents": agents, "cos": round(cos(taus), 6),
                             "cos_paper": round(cos_paper(taus), 6), "complete": len(taus) == len(self.config.taus),
-                            "taus": [t.to_dict() for t in taus]})
+                            "metrics": aggregate_metrics([e for t in taus for e in t.episodes]),
+                            "taus": [tau_entry(t) for t in taus]})
         return out
 
     def save(self) -> None:
@@ -141,11 +184,13 @@ class Results:
         os.replace(tmp, self.path)
         with self.path.with_suffix(".csv").open("w", newline="", encoding="utf-8") as fh:
             writer = csv.writer(fh)
-            writer.writerow(["level", "agents", "tau", "completed", "failed", "active", "rate", "cos", "cos_paper"])
+            writer.writerow(["level", "agents", "tau", "completed", "failed", "active", "rate", "cos", "cos_paper",
+                             *METRIC_COLUMNS, *(f"cell_{c}" for c in METRIC_COLUMNS)])
             for cell in self.cells():
                 for t in cell["taus"]:
                     writer.writerow([cell["level"], cell["agents"], t["tau"], t["completed"], t["failed"], t["active"],
-                                     t["rate"], cell["cos"], cell["cos_paper"]])
+                                     t["rate"], cell["cos"], cell["cos_paper"], *metric_row(t.get("metrics", {})),
+                                     *metric_row(cell["metrics"])])
 
 
 async def run_tau(config: EvalConfig, level: str, agents: int, tau: float, brain_factory: Callable[[], Brain],
@@ -158,31 +203,33 @@ async def run_tau(config: EvalConfig, level: str, agents: int, tau: float, brain
                                         seed=config.seed)
     completed = failed = active = 0
     cost = dict.fromkeys(COST_KEYS, 0)
+    measured: list[dict[str, Any]] = []
     try:
         for episode in range(1, config.episodes + 1):
             await session.reset(seed=config.seed if episode == 1 else None)
             if hasattr(brain, "reset"):
                 brain.reset(session)
-            recorder = None
+            path = None
             if config.record_dir is not None:
                 path = recording_path(Path(config.record_dir), spec, config.model, episode)
                 path.unlink(missing_ok=True)
-                recorder = Recorder(path)
-                recorder.header(**spec.header(), model=config.model, prompt=config.prompt.to_dict(), repair=config.repair,
-                                episode=episode, dispatch=config.dispatch.to_dict(), generation=config.generation,
-                                run_steps=config.steps, **session.episode_header())
+            recorder = Recorder(path, keep=True)  # kept in memory for the metrics, written when asked
+            recorder.header(**spec.header(), model=config.model, prompt=config.prompt.to_dict(), repair=config.repair,
+                            episode=episode, dispatch=config.dispatch.to_dict(), generation=config.generation,
+                            run_steps=config.steps, **session.episode_header())
             result = await run_episode(session, dispatcher, recorder, steps=config.steps, stop_on_model_error=True)
             completed += result.completed
             failed += result.failed
             active += result.active
             for key in COST_KEYS:
                 cost[key] += int(getattr(result, key))
+            measured.append(eval_episode(records_metrics(recorder.records or [])))
             if on_episode is not None:
                 on_episode()
     finally:
         await brain.aclose()
         await session.aclose()
-    return TauResult(tau, completed, failed, active, **cost)
+    return TauResult(tau, completed, failed, active, **cost, episodes=tuple(measured))
 
 
 async def run_eval(config: EvalConfig, results: Results, brain_factory: Callable[[], Brain], concurrency: int = 1,

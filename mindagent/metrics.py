@@ -92,7 +92,14 @@ def _session(header: dict[str, Any]) -> DomainSession:
 
 def episode_metrics(path: str | Path) -> EpisodeMetrics:
     """The metrics of one recorded episode; `RecordingError` for a file that is not one."""
-    records = read_recording(path)
+    return records_metrics(read_recording(path))
+
+
+def records_metrics(records: Sequence[dict[str, Any]]) -> EpisodeMetrics:
+    """`episode_metrics` of recording lines already in memory (`eval` keeps each episode's lines
+    whether or not it writes them to a file); the first line is the header."""
+    if not records or records[0].get("type") != "header":
+        raise RecordingError("no header line")
     header = records[0]
     session = _session(header)
     names = session.agent_names
@@ -150,6 +157,66 @@ def episode_metrics(path: str | Path) -> EpisodeMetrics:
         seconds_per_dish=round(seconds / completed, 6) if completed else None,
         process=process or {},
     )
+
+
+#: What `eval` keeps of each episode's metrics: no model seconds (they differ run to run, and a
+#: results file is the same bytes however often and on however many workers it is made).
+EVAL_FIELDS = ("steps", "completed", "failed", "active", "balance_gini", "idle_per_step", "prompt_tokens",
+               "cached_tokens", "output_tokens")
+
+
+def eval_episode(m: EpisodeMetrics) -> dict[str, Any]:
+    """One episode's metrics as `eval` stores them (`aggregate_metrics` reads them back)."""
+    return {**{k: getattr(m, k) for k in EVAL_FIELDS},
+            "agents": [{"name": a.name, "commands": a.commands, "ok": a.ok, "refused": a.refused, "idle": a.idle}
+                       for a in m.agents],
+            "process": dict(m.process)}
+
+
+def aggregate_metrics(episodes: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Episodes' metrics (`eval_episode` dicts) as one entry of a results file: counts and tokens
+    summed, per-agent counts summed (share: of the summed ok commands), balance and idling the
+    mean over episodes, tokens per dish over all dishes, and each numeric process figure the
+    mean over the episodes where it is defined (a list, like nodes per agent, summed)."""
+    if not episodes:
+        return {}
+    n = len(episodes)
+    out: dict[str, Any] = {"episodes": n}
+    for key in ("steps", "completed", "failed", "active", "prompt_tokens", "cached_tokens", "output_tokens"):
+        out[key] = sum(int(e.get(key) or 0) for e in episodes)
+    for key in ("balance_gini", "idle_per_step"):
+        out[key] = round(sum(float(e.get(key) or 0.0) for e in episodes) / n, 6)
+    dishes = out["completed"]
+    out["tokens_per_dish"] = round((out["prompt_tokens"] + out["output_tokens"]) / dishes, 3) if dishes else None
+    agents: list[dict[str, Any]] = []
+    for e in episodes:
+        for k, row in enumerate(e.get("agents") or []):
+            if k == len(agents):
+                agents.append({"name": row.get("name", f"agent{k}"), "commands": 0, "ok": 0, "refused": 0, "idle": 0})
+            for key in ("commands", "ok", "refused", "idle"):
+                agents[k][key] += int(row.get(key) or 0)
+    team_ok = sum(a["ok"] for a in agents)
+    for a in agents:
+        a["share"] = round(a["ok"] / team_ok, 6) if team_ok else 0.0
+    out["agents"] = agents
+    means: dict[str, list[float]] = {}
+    lists: dict[str, list[float]] = {}
+    seen: set[str] = set()
+    for e in episodes:
+        for key, value in (e.get("process") or {}).items():
+            seen.add(key)
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+                means.setdefault(key, []).append(float(value))
+            elif isinstance(value, list) and all(isinstance(v, (int, float)) for v in value):
+                total = lists.setdefault(key, [0] * len(value))
+                total.extend([0] * (len(value) - len(total)))
+                for k, v in enumerate(value):
+                    total[k] += v
+    process: dict[str, Any] = dict.fromkeys(seen)  # a figure no episode defined stays None
+    process.update({k: round(sum(v) / len(v), 6) for k, v in means.items()})
+    process.update({k: [round(v, 6) for v in total] for k, total in lists.items()})
+    out["process"] = dict(sorted(process.items()))
+    return out
 
 
 def mean_metrics(items: Sequence[EpisodeMetrics]) -> dict[str, Any]:

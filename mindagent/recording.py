@@ -30,22 +30,33 @@ def recording_path(folder: Path, spec: GameSpec, model: str, episode: int = 1) -
 
 
 class Recorder:
-    """Writes one episode to a JSONL file; each line is flushed before the next step starts."""
+    """Writes one episode to a JSONL file; each line is flushed before the next step starts.
 
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._file: IO[str] | None = self.path.open("a", encoding="utf-8")
+    With `keep`, every line is also kept in `records` (as it would read back from the file);
+    without a path it is kept only (`eval` measures every episode, recorded to a file or not)."""
+
+    def __init__(self, path: str | Path | None, keep: bool = False) -> None:
+        self.path = Path(path) if path is not None else None
+        self.records: list[dict[str, Any]] | None = [] if keep or path is None else None
+        self._open = True
+        self._file: IO[str] | None = None
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._file = self.path.open("a", encoding="utf-8")
 
     @property
     def closed(self) -> bool:
-        return self._file is None
+        return not self._open
 
     def _write(self, record: dict[str, Any]) -> None:
-        if self._file is None:
-            raise ValueError(f"recording {self.path} is closed")
-        self._file.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
-        self._file.flush()
+        if not self._open:
+            raise ValueError(f"recording {self.path or '(in memory)'} is closed")
+        line = json.dumps(record, ensure_ascii=False, sort_keys=True)
+        if self.records is not None:
+            self.records.append(json.loads(line))  # exactly what reading the file gives back
+        if self._file is not None:
+            self._file.write(line + "\n")
+            self._file.flush()
 
     def header(self, **fields: Any) -> None:
         self._write({"type": "header", "format": FORMAT, **fields})
@@ -86,6 +97,7 @@ class Recorder:
         self.close()
 
     def close(self) -> None:
+        self._open = False
         if self._file is not None:
             self._file.flush()
             os.fsync(self._file.fileno())

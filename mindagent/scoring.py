@@ -8,7 +8,8 @@ orders out (`rate_paper`). CoS is the mean rate over the taus of a sweep.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
+from typing import Any
 
 #: The paper's five task-interval factors (1.0 is the most intense), shared by every domain.
 PAPER_TAUS: tuple[float, ...] = (1.0, 1.5, 2.0, 2.5, 3.0)
@@ -32,6 +33,9 @@ class TauResult:
     cached_tokens: int = 0
     output_tokens: int = 0
     model_errors: int = 0
+    #: Each episode's process metrics (`mindagent.metrics.eval_episode`); empty in files from
+    #: before eval measured them.
+    episodes: tuple[dict[str, Any], ...] = ()
 
     @property
     def rate(self) -> float:
@@ -44,7 +48,10 @@ class TauResult:
         return self.completed / total if total else 0.0
 
     def to_dict(self) -> dict[str, object]:
-        return {**asdict(self), "rate": round(self.rate, 6)}
+        """Counts, costs and rate (the episodes' metrics are `mindagent.evaluation`'s to write)."""
+        out: dict[str, object] = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "episodes"}
+        out["rate"] = round(self.rate, 6)
+        return out
 
 
 def cos(taus: Sequence[TauResult]) -> float:

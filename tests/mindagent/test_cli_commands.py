@@ -66,7 +66,7 @@ def test_eval_writes_results_and_resumes(tmp_path):
         assert {"level", "agents", "cos", "cos_paper", "taus"} <= set(cell)
         assert [t["tau"] for t in cell["taus"]] == [1.0, 1.5, 2.0, 2.5, 3.0]
         assert set(cell["taus"][0]) == {"tau", "completed", "failed", "active", "rate", "steps", "prompt_tokens",
-                                        "cached_tokens", "output_tokens", "model_errors"}
+                                        "cached_tokens", "output_tokens", "model_errors", "metrics", "episode_metrics"}
         assert cell["taus"][0]["steps"] == 30 and cell["taus"][0]["prompt_tokens"] == 0
         assert abs(cell["cos"] - sum(t["rate"] for t in cell["taus"]) / 5) < 1e-6
     assert out.with_suffix(".csv").exists()

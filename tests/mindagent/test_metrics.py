@@ -149,3 +149,64 @@ def test_a_file_that_is_not_a_recording_is_one_error_line(tmp_path: Path) -> Non
         episode_metrics(bad)
     result = CliRunner().invoke(app, ["metrics", str(bad)])
     assert result.exit_code == 2 and "Traceback" not in result.output
+
+
+def test_eval_results_carry_the_metrics_of_every_episode(tmp_path: Path) -> None:
+    """A small planner sweep: each tau's episode metrics are what `mindagent metrics` reads from
+    the same episodes' recordings, aggregated per tau and per cell, in the JSON and the CSV; a
+    resumed sweep keeps them, and `compare` still reads the file."""
+    from typer.testing import CliRunner
+
+    from mindagent.cli import app
+    from mindagent.metrics import aggregate_metrics, eval_episode
+
+    out, rec = tmp_path / "e.json", tmp_path / "rec"
+    args = ["eval", "--levels", "level_3", "--agents", "2", "--taus", "1.0,2.0", "--episodes", "2", "--steps", "25",
+            "--model", "planner", "--out", str(out)]
+    result = CliRunner().invoke(app, [*args, "--record", str(rec)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    (cell,) = json.loads(out.read_text())["cells"]
+    everything = []
+    for tau in cell["taus"]:
+        files = sorted(rec.glob(f"level_3_2a_tau{tau['tau']}_s0_e*_planner.jsonl"))
+        assert len(files) == 2
+        from_files = [eval_episode(episode_metrics(f)) for f in files]
+        assert tau["episode_metrics"] == json.loads(json.dumps(from_files))
+        assert tau["metrics"] == json.loads(json.dumps(aggregate_metrics(from_files)))
+        assert tau["metrics"]["completed"] == tau["completed"] and tau["metrics"]["steps"] == 50
+        everything += from_files
+    metrics = cell["metrics"]
+    assert metrics == json.loads(json.dumps(aggregate_metrics(everything)))
+    assert metrics["episodes"] == 4 and metrics["completed"] == sum(t["completed"] for t in cell["taus"])
+    assert [a["ok"] for a in metrics["agents"]] == [sum(e["agents"][k]["ok"] for e in everything) for k in (0, 1)]
+    assert metrics["process"]["tes"] == pytest.approx(sum(e["process"]["tes"] for e in everything) / 4, abs=1e-6)
+    rows = (out.with_suffix(".csv")).read_text().splitlines()
+    header = rows[0].split(",")
+    assert {"tes", "handoffs", "ok_per_agent", "cell_tes", "cell_balance_gini"} <= set(header)
+    first = dict(zip(header, rows[1].split(","), strict=True))
+    assert float(first["tes"]) == cell["taus"][0]["metrics"]["process"]["tes"]
+    assert first["ok_per_agent"] == "/".join(str(a["ok"]) for a in cell["taus"][0]["metrics"]["agents"])
+    assert float(first["cell_tes"]) == metrics["process"]["tes"]
+    # resumed: nothing runs again and the metrics stay; compare reads the file as before
+    before = out.read_bytes()
+    again = CliRunner().invoke(app, args, catch_exceptions=False)
+    assert again.exit_code == 0 and out.read_bytes() == before
+    compared = CliRunner().invoke(app, ["compare", str(out), str(out)], catch_exceptions=False)
+    assert compared.exit_code == 0, compared.output
+
+
+def test_eval_measures_episodes_without_recording_them(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from mindagent.cli import app
+
+    out = tmp_path / "e.json"
+    result = CliRunner().invoke(app, ["eval", "--levels", "level_0", "--agents", "2", "--taus", "1.0", "--episodes", "1",
+                                      "--steps", "12", "--model", "random", "--out", str(out)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    (tau,) = json.loads(out.read_text())["cells"][0]["taus"]
+    (episode,) = tau["episode_metrics"]
+    assert episode["steps"] == 12 and len(episode["agents"]) == 2
+    commands = sum(a["commands"] + a["idle"] for a in episode["agents"])
+    assert commands == 24  # every agent gave a command or idled at every step
+    assert not list(tmp_path.glob("**/*.jsonl"))
