@@ -210,3 +210,23 @@ def test_eval_measures_episodes_without_recording_them(tmp_path: Path) -> None:
     commands = sum(a["commands"] + a["idle"] for a in episode["agents"])
     assert commands == 24  # every agent gave a command or idled at every step
     assert not list(tmp_path.glob("**/*.jsonl"))
+
+
+def test_aggregate_sums_counts_and_averages_figures_where_defined() -> None:
+    from mindagent.metrics import aggregate_metrics
+
+    def episode(ok: tuple[int, int], tes: float | None, nodes: list[int], completed: int, tokens: int) -> dict:
+        return {"steps": 10, "completed": completed, "failed": 1, "active": 0, "balance_gini": 0.1,
+                "idle_per_step": 0.5, "prompt_tokens": tokens, "cached_tokens": 0, "output_tokens": 10,
+                "agents": [{"name": f"agent{k}", "commands": n + 1, "ok": n, "refused": 1, "idle": 2}
+                           for k, n in enumerate(ok)],
+                "process": {"tes": tes, "handoffs": 2, "nodes_per_agent": nodes}}
+
+    got = aggregate_metrics([episode((3, 1), 0.5, [2, 1], 1, 90), episode((5, 1), None, [1, 0], 0, 190)])
+    assert got["episodes"] == 2 and got["completed"] == 1 and got["steps"] == 20
+    assert got["tokens_per_dish"] == 300.0  # (90 + 190 prompt + 2 x 10 output) / 1 dish
+    assert [(a["ok"], a["refused"], a["idle"], a["share"]) for a in got["agents"]] == [(8, 2, 4, 0.8), (2, 2, 4, 0.2)]
+    assert got["process"] == {"handoffs": 2.0, "nodes_per_agent": [3, 1], "tes": 0.5}  # tes: the one defined
+    assert got["balance_gini"] == 0.1 and got["idle_per_step"] == 0.5
+    assert aggregate_metrics([]) == {}
+    assert aggregate_metrics([episode((0, 0), None, [0, 0], 0, 0)])["process"]["tes"] is None

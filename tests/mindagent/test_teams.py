@@ -305,15 +305,19 @@ def invoke(*args: str) -> Any:
     return CliRunner().invoke(app, list(args), catch_exceptions=False)
 
 
-@pytest.mark.parametrize("team", ["central", "decentral", "taskgraph"])
-def test_cli_modes_with_the_planner_record_and_replay(tmp_path: Path, team: str) -> None:
-    result = invoke("run", "--level", "level_3", "--agents", "2", "--model", "planner", "--mode", team,
+@pytest.mark.parametrize("team,extra", [("central", []), ("decentral", []), ("taskgraph", []),
+                                        ("central", ["--control", "1"]), ("taskgraph", ["--control", "1"])])
+def test_cli_modes_with_the_planner_record_and_replay(tmp_path: Path, team: str, extra: list[str]) -> None:
+    result = invoke("run", "--level", "level_3", "--agents", "2", "--model", "planner", "--mode", team, *extra,
                     "--steps", "40", "--json", "--out-dir", str(tmp_path))
     assert result.exit_code == 0, result.output
     summary = json.loads(result.output.strip().splitlines()[-1])
     assert summary["completed"] >= 1
-    header = read_recording(summary["recording"])[0]
-    assert header["dispatch"].get("team", "central") == team
+    records = read_recording(summary["recording"])
+    assert records[0]["dispatch"].get("team", "central") == team
+    if extra:  # the planner partner plays agent1, recorded apart at every step
+        assert records[0]["dispatch"]["control"] == [0] and records[0]["dispatch"]["partners"] == "planner"
+        assert all(len(s["partners"]) == 1 and "agent1" in s["partners"][0] for s in steps_of(records))
     assert replay_recording(summary["recording"]).steps == 40
 
 
@@ -375,18 +379,24 @@ def test_replay_backend_reruns_each_mode_bit_identically(tmp_path: Path, dispatc
 
 @pytest.mark.slow
 @pytest.mark.parametrize("dispatch", [DispatchSettings(), DispatchSettings(team="decentral"),
-                                      DispatchSettings(team="taskgraph"), DispatchSettings(control=(0,))],
-                         ids=["central", "decentral", "taskgraph", "control"])
+                                      DispatchSettings(team="taskgraph"), DispatchSettings(control=(0,)),
+                                      DispatchSettings(team="taskgraph", executor="model")],
+                         ids=["central", "decentral", "taskgraph", "control", "taskgraph-model-executor"])
 def test_local_model_plays_each_mode_and_replays(tmp_path: Path, dispatch: DispatchSettings) -> None:
     pytest.importorskip("llama_cpp")
     brain = make_brain("local", domains.get("cuisineworld"), timeout_s=600.0)
     small = PromptConfig(demo="none", knowledge=False, memory=0)
-    steps = 6 if dispatch.team == "taskgraph" else 2
+    steps = 6 if dispatch.team == "taskgraph" and dispatch.executor == "rule" else 2
     first = play(brain, dispatch, tmp_path / "a.jsonl", steps=steps, prompt=small)
     calls = [c for s in steps_of(first) for c in s["calls"]]
     assert calls and not any(c.get("error") for c in calls)
     if dispatch.team == "decentral":
         assert all(len(s["calls"]) == 2 for s in steps_of(first))
+    if dispatch.executor == "model":  # the grammar holds every executor answer to one command of its agent
+        for s in steps_of(first):
+            executed = [c for c in s["calls"] if "Your subtask" in c["messages"][-1]["content"]]
+            assert len(executed) == 2 and "unread" not in s["plan"]
+            assert [c.split("_")[1] for c in s["commands"]] == ["agent0", "agent1"]
     second = play(LLMBrain(make_client(f"replay:{tmp_path / 'a.jsonl'}")), dispatch, tmp_path / "b.jsonl",
                   steps=steps, prompt=small)
     assert without_timing(first) == without_timing(second)
