@@ -98,3 +98,23 @@ async def test_a_decision_past_the_room_timeout_is_a_room_error(tmp_path: Path) 
     await asyncio.sleep(0.5)
     assert any("TimeoutError" in e for e in room.errors)
     await room.close()
+
+
+@pytest.mark.asyncio
+async def test_a_room_with_the_model_executor_falls_back_to_the_rule_for_a_built_in_policy(tmp_path: Path) -> None:
+    """The model executor needs a language model; a room switched to the planner keeps playing
+    the task graph with the rule executor."""
+    from mindagent.brains import make_brain
+
+    model = ScriptedModel(["agent0: o0.cookedRice\nagent1: o0.tunaSashimi", "goto_agent0_storage0",
+                           "goto_agent1_storage0"])
+    room = await open_room(tmp_path, model, DispatchSettings(team="taskgraph", executor="model"))
+    assert room.dispatcher.dispatch.executor == "model" and not room.dispatcher.plans
+    room.set_brain(make_brain("planner", domains.get("cuisineworld")), "planner", "test")
+    assert room.dispatcher.dispatch.executor == "rule" and room.dispatcher.plans
+    for _ in range(6):
+        await settle()
+        await room.step()
+    assert room.session.step_index == 6
+    assert any(not a["idle"] for a in room.state()["last_step"]["actions"])
+    await room.close()
