@@ -150,7 +150,9 @@ class Episode:
         calls: list[Call] = []
         shown = ""
         plan = self.plan
-        if not isinstance(plan, TaskGraphPlan) or plan.failed or plan.wants_renewal(self.session):
+        agents = list(range(self.session.n_agents)) if controlled is None else sorted(controlled)
+        if not isinstance(plan, TaskGraphPlan) or plan.failed or plan.agents != agents \
+                or plan.wants_renewal(self.session):  # (a person took or left an agent: assign again)
             made, calls, shown = await self.dispatcher.make_plan(
                 self.session, self.memory, list(self.feedback), head_chef, controlled, people)
             if not isinstance(made, TaskGraphPlan):

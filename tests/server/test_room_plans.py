@@ -7,6 +7,7 @@ import asyncio
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fakes import ScriptedModel
@@ -117,4 +118,37 @@ async def test_a_room_with_the_model_executor_falls_back_to_the_rule_for_a_built
         await room.step()
     assert room.session.step_index == 6
     assert any(not a["idle"] for a in room.state()["last_step"]["actions"])
+    await room.close()
+
+
+@pytest.mark.asyncio
+async def test_the_model_executor_reassigns_when_a_person_takes_an_agent(tmp_path: Path, member: Any) -> None:
+    def answer(n: int, messages: Sequence[Message]) -> str:
+        content = messages[-1].content
+        if "Ready subtasks" in content:
+            ready = re.findall(r"^- (o\d+\.\w+):", content, re.MULTILINE)
+            agents = re.search(r"^Agents: (.+)$", content, re.MULTILINE)
+            return "\n".join(f"{a}: {ready[0]}" for a in agents[1].split(", ")) if agents else ""
+        me = re.search(r"You are (agent\d)", content)
+        return f"goto_{me[1]}_storage0" if me else ""
+
+    model = ScriptedModel(answer)
+    room = await open_room(tmp_path, model, DispatchSettings(team="taskgraph", executor="model"))
+    for _ in range(2):
+        await settle()
+        await room.step()
+    assert "Agents: agent0, agent1" in model.sent[0][-1].content
+    person = member("person")
+    room.join(person, "player", 1)
+    asked = len(model.sent)
+    for _ in range(3):
+        await settle()
+        room.queue_command(person, "noop_agent1")
+        await room.step()
+        await settle()
+    later = [m[-1].content for m in model.sent[asked:]]
+    assert any("Agents: agent0\n" in c or c.endswith("Agents: agent0") for c in later)  # assigned again, without agent1
+    assert not any("You are agent1" in c for c in later[1:])  # the person's agent is no longer executed
+    actions = room.state()["last_step"]["actions"]
+    assert actions[1]["by"] == "human" and actions[0]["by"] == "dispatcher"
     await room.close()
