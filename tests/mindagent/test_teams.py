@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from fakes import ScriptedModel
 from gbnf_regex import gbnf_to_regex
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
@@ -27,7 +27,7 @@ from mindagent.brains import LLMBrain, make_brain
 from mindagent.cli import app
 from mindagent.dispatcher import Dispatcher, DispatchSettings
 from mindagent.domain import SpecError
-from mindagent.episode import run_episode
+from mindagent.episode import Episode, run_episode
 from mindagent.evaluation import EvalConfig, Results
 from mindagent.llm import make_client
 from mindagent.llm.base import Message
@@ -244,6 +244,32 @@ def test_taskgraph_model_executor_replans_after_a_refused_subtask(tmp_path: Path
     manager = records[2]["calls"][0]["messages"][-1]["content"]
     assert "Ready subtasks" in manager and records[2]["plan"]["id"] == records[1]["plan"]["id"] + 1
     assert records[1]["feedback"][0] in records[2]["calls"][1]["messages"][-1]["content"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.text(max_size=200))
+def test_model_executor_turns_any_answer_into_one_own_command_or_idling(text: str) -> None:
+    """Whatever the executor model writes, each agent gets one command of its own or idles, and
+    an idle from an unreadable answer is noted for that agent; nothing raises."""
+    def answer(n: int, messages: Sequence[Message]) -> str:
+        return "agent0: o0.cookedRice\nagent1: o0.tunaSashimi" if "Ready subtasks" in messages[-1].content else text
+
+    session = domains.make_session(domains.validate(SPEC))
+    dispatcher = Dispatcher.for_session(session, LLMBrain(ScriptedModel(answer)), PromptConfig(demo="none"),
+                                        dispatch=DispatchSettings(team="taskgraph", executor="model"))
+
+    async def one_step() -> Any:
+        await session.reset(seed=0)
+        episode = Episode(session, dispatcher)
+        decision = await episode.act()
+        await episode.advance(decision)
+        return decision, episode
+
+    decision, episode = asyncio.run(one_step())
+    assert [session.agent_of(c) for c in decision.commands] == [0, 1]
+    unread = decision.plan["unread"] if decision.plan and "unread" in decision.plan else []
+    assert all(decision.commands[a] == f"noop_agent{a}" for a in unread)
+    assert sorted(episode.executor_notes) == unread
 
 
 def test_model_executor_needs_a_model_and_the_task_graph() -> None:
