@@ -49,6 +49,8 @@ def _read_json(text: str, file: str) -> object:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise LevelFileError(file, f"line {exc.lineno} column {exc.colno}", f"not valid JSON ({exc.msg})") from None
+    except RecursionError:  # "[[[[..." a hundred thousand deep: no level is shaped like that
+        raise LevelFileError(file, "", "not valid JSON (nested too deeply)") from None
 
 
 def _validate(model: type[M], raw: object, file: str) -> M:

@@ -132,3 +132,8 @@ def test_the_cli_says_it_in_one_line(tmp_path: Path) -> None:
                                       "--out-dir", str(tmp_path)])
     assert result.exit_code != 0 and "Traceback" not in result.output
     assert "kitchen" in result.output and "at most 512" in result.output
+
+
+def test_json_nested_too_deeply_is_one_error(tmp_path: Path) -> None:
+    error = refused(tmp_path, "[" * 100_000 + "]" * 100_000)
+    assert "nested too deeply" in error.problem
