@@ -163,9 +163,10 @@ class RecordingHeader(BaseModel):
     format: Literal["mindagent/recording@1"]
     domain: str | None = Field(default=None, max_length=64)
     level: str | None = Field(default=None, max_length=MAX_HEADER_TEXT)
-    agents: int = Field(ge=1, le=MAX_AGENTS)
-    tau: float = Field(gt=0, le=MAX_TAU, allow_inf_nan=False)
-    seed: int = Field(ge=-(2**63), le=2**63)
+    # optional here (a partial header still reads for metrics); `replay` needs them (GameSpec.from_header)
+    agents: int | None = Field(default=None, ge=1, le=MAX_AGENTS)
+    tau: float | None = Field(default=None, gt=0, le=MAX_TAU, allow_inf_nan=False)
+    seed: int | None = Field(default=None, ge=-(2**63), le=2**63)
     rules: str | None = Field(default=None, max_length=64)
     max_steps: int | None = Field(default=None, ge=1, le=MAX_STEPS)
     run_steps: int | None = Field(default=None, ge=1, le=MAX_STEPS)
