@@ -115,15 +115,17 @@ def frames_fuzz(n: int, seed: int, cpu: list[float] | None = None) -> tuple[int,
     return crashes, slowest
 
 
-def budget_100k() -> float:
-    worst = 0.0
+def budget_100k() -> tuple[float, float]:
+    """The worst time to parse 100 KB of adversarial text: wall seconds, and CPU seconds."""
+    worst, worst_cpu = 0.0, 0.0
     for text in ("\n" * 100_000, "```" * 33_333, "answer:\n" * 12_500, "goto_agent0_" * 8_333, " \t" * 50_000,
                  "*** " * 25_000, "```x\n" * 20_000):
         for rules in ("fixed", "reference"):
-            started = time.perf_counter()
+            started, cpu_started = time.perf_counter(), time.process_time()
             extract_commands(text, 4, rules)
             worst = max(worst, time.perf_counter() - started)
-    return worst
+            worst_cpu = max(worst_cpu, time.process_time() - cpu_started)
+    return worst, worst_cpu
 
 
 def main() -> None:
@@ -142,7 +144,8 @@ def main() -> None:
     cpu = [0.0]
     crashes, slowest = frames_fuzz(args.frames, args.seed, cpu)
     print(f"frames: {args.frames}, {crashes} crashes, slowest parse {slowest * 1000:.1f} ms wall / {cpu[0] * 1000:.1f} ms CPU")
-    print(f"extraction of 100 KB adversarial text: worst {budget_100k() * 1000:.1f} ms (budget 50 ms)")
+    wall, cpu_s = budget_100k()
+    print(f"extraction of 100 KB adversarial text: worst {wall * 1000:.1f} ms wall / {cpu_s * 1000:.1f} ms CPU (budget 50 ms)")
 
 
 if __name__ == "__main__":
