@@ -172,7 +172,7 @@ class RecordingHeader(BaseModel):
     run_steps: int | None = Field(default=None, ge=1, le=MAX_STEPS)
     recipes: str | None = Field(default=None, max_length=MAX_HEADER_TEXT)
     episode: int | None = Field(default=None, ge=0, le=2**31)
-    options: dict[str, Any] = Field(default_factory=dict)
+    options: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
