@@ -1,7 +1,8 @@
 """Fuzz: model replies through the whole dispatcher step (`--rules fixed` and `--rules reference`),
 websocket frames through the protocol parser, and the extraction budget on 100 KB.
 
-Prints crashes (must be 0), the slowest parse of a reply, and the time to parse 100 KB of
+Prints crashes (must be 0), the slowest parse of a reply (wall time, and CPU time of the process,
+which a busy machine's scheduling pauses do not inflate), and the time to parse 100 KB of
 adversarial text (target under 50 ms; the brain caps replies at 64 K characters first, so this
 measures the parser past the cap too). Bounded: counts are fixed, everything runs in-process.
 
@@ -69,7 +70,9 @@ class Fuzzed:
         return None
 
 
-async def dispatcher_fuzz(n: int, rules: str, seed: int) -> tuple[int, float]:
+async def dispatcher_fuzz(n: int, rules: str, seed: int, cpu: list[float] | None = None) -> tuple[int, float]:
+    """Crashes and the slowest parse in wall seconds; `cpu`, when given, gets the slowest parse in
+    CPU seconds of this process (what the parse costs, without the pauses a loaded machine adds)."""
     rng = random.Random(seed)
     spec = domains.validate(GameSpec("cuisineworld", "level_3", 2, 1.0, seed, rules, None))
     session = domains.make_session(spec)
@@ -83,9 +86,11 @@ async def dispatcher_fuzz(n: int, rules: str, seed: int) -> tuple[int, float]:
             episode = Episode(session, dispatcher)
         try:
             text = reply(rng)
-            started = time.perf_counter()
+            started, cpu_started = time.perf_counter(), time.process_time()
             extract_commands(text[:65_536], 2, rules)
             slowest = max(slowest, time.perf_counter() - started)
+            if cpu is not None:
+                cpu[0] = max(cpu[0], time.process_time() - cpu_started)
             await episode.advance(await episode.act())
         except Exception as exc:  # noqa: BLE001 - counted: the fuzz's finding
             crashes += 1
@@ -93,30 +98,34 @@ async def dispatcher_fuzz(n: int, rules: str, seed: int) -> tuple[int, float]:
     return crashes, slowest
 
 
-def frames_fuzz(n: int, seed: int) -> tuple[int, float]:
+def frames_fuzz(n: int, seed: int, cpu: list[float] | None = None) -> tuple[int, float]:
     rng = random.Random(seed)
     crashes, slowest = 0, 0.0
     for _ in range(n):
         data = frame(rng)
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         try:
             parse_client(data)
         except Exception as exc:  # noqa: BLE001 - counted: parse_client must never raise
             crashes += 1
             print("crash:", type(exc).__name__, str(exc)[:200])
         slowest = max(slowest, time.perf_counter() - started)
+        if cpu is not None:
+            cpu[0] = max(cpu[0], time.process_time() - cpu_started)
     return crashes, slowest
 
 
-def budget_100k() -> float:
-    worst = 0.0
+def budget_100k() -> tuple[float, float]:
+    """The worst time to parse 100 KB of adversarial text: wall seconds, and CPU seconds."""
+    worst, worst_cpu = 0.0, 0.0
     for text in ("\n" * 100_000, "```" * 33_333, "answer:\n" * 12_500, "goto_agent0_" * 8_333, " \t" * 50_000,
                  "*** " * 25_000, "```x\n" * 20_000):
         for rules in ("fixed", "reference"):
-            started = time.perf_counter()
+            started, cpu_started = time.perf_counter(), time.process_time()
             extract_commands(text, 4, rules)
             worst = max(worst, time.perf_counter() - started)
-    return worst
+            worst_cpu = max(worst_cpu, time.process_time() - cpu_started)
+    return worst, worst_cpu
 
 
 def main() -> None:
@@ -127,13 +136,16 @@ def main() -> None:
     args = parser.parse_args()
     logging.disable(logging.WARNING)  # "reply cut" warnings by the thousand
     for rules in ("fixed", "reference"):
-        started = time.perf_counter()
-        crashes, slowest = asyncio.run(dispatcher_fuzz(args.replies, rules, args.seed))
-        print(f"replies --rules {rules}: {args.replies} steps, {crashes} crashes, slowest parse {slowest * 1000:.1f} ms,"
-              f" {time.perf_counter() - started:.1f} s in all")
-    crashes, slowest = frames_fuzz(args.frames, args.seed)
-    print(f"frames: {args.frames}, {crashes} crashes, slowest parse {slowest * 1000:.1f} ms")
-    print(f"extraction of 100 KB adversarial text: worst {budget_100k() * 1000:.1f} ms (budget 50 ms)")
+        started, cpu_started, cpu = time.perf_counter(), time.process_time(), [0.0]
+        crashes, slowest = asyncio.run(dispatcher_fuzz(args.replies, rules, args.seed, cpu))
+        print(f"replies --rules {rules}: {args.replies} steps, {crashes} crashes, slowest parse {slowest * 1000:.1f} ms "
+              f"wall / {cpu[0] * 1000:.1f} ms CPU, {time.perf_counter() - started:.1f} s in all "
+              f"({time.process_time() - cpu_started:.1f} CPU s)")
+    cpu = [0.0]
+    crashes, slowest = frames_fuzz(args.frames, args.seed, cpu)
+    print(f"frames: {args.frames}, {crashes} crashes, slowest parse {slowest * 1000:.1f} ms wall / {cpu[0] * 1000:.1f} ms CPU")
+    wall, cpu_s = budget_100k()
+    print(f"extraction of 100 KB adversarial text: worst {wall * 1000:.1f} ms wall / {cpu_s * 1000:.1f} ms CPU (budget 50 ms)")
 
 
 if __name__ == "__main__":

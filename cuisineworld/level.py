@@ -12,7 +12,8 @@ from pathlib import Path
 
 from cuisineworld.rules import Rules, rules_named
 from cuisineworld.timing import dish_lifetime, dish_weight, level_interval
-from levels import LevelData, load_level_data
+from levels import LevelData, LevelFileError, load_level_data
+from levels.limits import MAX_LEVEL_NUMBER
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +143,12 @@ def compile_level(data: LevelData, rules: str | Rules = "reference") -> Level:
     active = _closure(tuple(spec.dishes), makes)
     cook = {t.name: t.cook_time for t in data.location_types}
     graph = {r.product: (r.tool, r.ingredients) for r in makes.values()}
+    weights = {d: dish_weight(d, graph, cook) for d in spec.dishes}  # the loader bounded the tree walked here
+    for i, dish in enumerate(spec.dishes):
+        if dish_lifetime(1.0, weights[dish]) > MAX_LEVEL_NUMBER:
+            raise LevelFileError(data.source, f"dishes.{i}", f"{dish!r} would live {dish_lifetime(1.0, weights[dish])} "
+                                 f"steps at tau 1 (its interval {level_interval(1.0, [weights[dish]])}), over the "
+                                 f"limit of {MAX_LEVEL_NUMBER}")
     combos: dict[str, list[tuple[str, ...]]] = {}
     for r in active:
         combos.setdefault(r.tool, []).append(r.ingredients)
@@ -158,7 +165,7 @@ def compile_level(data: LevelData, rules: str | Rules = "reference") -> Level:
         in_paper=spec.in_paper,
         location_index={loc.name: i for i, loc in enumerate(locations)},
         cook_time_by_type=cook,
-        weights={d: dish_weight(d, graph, cook) for d in spec.dishes},
+        weights=weights,
         _by_key={(r.tool, tuple(sorted(r.ingredients))): r.product for r in active},
         _combos={k: tuple(v) for k, v in combos.items()},
     )

@@ -7,6 +7,8 @@ before anything starts (a half-loaded kitchen is worse than none).
 from __future__ import annotations
 
 import json
+import os
+import stat
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -14,9 +16,11 @@ from typing import TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from levels.limits import MAX_LEVEL_FILE_BYTES, MAX_RECIPE_DEPTH, MAX_RECIPE_EXPANSION
 from levels.schema import LevelFile, LocationTypesFile, LocationTypeSpec, RecipesFile, RecipeSpec
 
 _DATA = "data"
+SHIPPED = "recipes (shipped)"
 M = TypeVar("M", bound=BaseModel)
 
 
@@ -45,6 +49,8 @@ def _read_json(text: str, file: str) -> object:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise LevelFileError(file, f"line {exc.lineno} column {exc.colno}", f"not valid JSON ({exc.msg})") from None
+    except RecursionError:  # "[[[[..." a hundred thousand deep: no level is shaped like that
+        raise LevelFileError(file, "", "not valid JSON (nested too deeply)") from None
 
 
 def _validate(model: type[M], raw: object, file: str) -> M:
@@ -62,12 +68,27 @@ def _packaged(relative: str) -> tuple[str, str]:
 
 
 def _from_path(path: Path) -> tuple[str, str]:
+    """The file's text, read only when it is a regular file within the size limit (a FIFO, a
+    device or a 1 GB file is refused before a byte of it is parsed)."""
+    file = str(path)
     try:
-        return path.read_text(encoding="utf-8"), str(path)
+        # O_NONBLOCK: a FIFO put in the file's place is not waited on
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as fh:
+            info = os.fstat(fh.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise LevelFileError(file, "", "not a regular file")
+            if info.st_size > MAX_LEVEL_FILE_BYTES:
+                raise LevelFileError(file, "", f"{info.st_size} bytes, over the limit of {MAX_LEVEL_FILE_BYTES}")
+            data = fh.read(MAX_LEVEL_FILE_BYTES + 1)
     except OSError as exc:
-        raise LevelFileError(str(path), "", f"cannot read file ({exc.strerror or exc})") from None
+        raise LevelFileError(file, "", f"cannot read file ({exc.strerror or exc})") from None
+    if len(data) > MAX_LEVEL_FILE_BYTES:
+        raise LevelFileError(file, "", f"grew past the limit of {MAX_LEVEL_FILE_BYTES} bytes while read")
+    try:
+        return data.decode("utf-8"), file
     except UnicodeDecodeError:
-        raise LevelFileError(str(path), "", "not UTF-8 text") from None
+        raise LevelFileError(file, "", "not UTF-8 text") from None
 
 
 def load_location_types() -> tuple[LocationTypeSpec, ...]:
@@ -87,10 +108,14 @@ def load_recipes(extra: str | Path | None = None) -> RecipesFile:
     for r in user.recipes:
         by_product[r.product] = r
     base = list(book.base_ingredients) + [b for b in user.base_ingredients if b not in book.base_ingredients]
-    merged = RecipesFile.model_validate(
-        {"schema": "mindagent/recipes@1", "base_ingredients": base, "recipes": [r.model_dump() for r in by_product.values()]}
+    merged = _validate(  # the limits hold for the merged book too
+        RecipesFile,
+        {"schema": "mindagent/recipes@1", "base_ingredients": base, "recipes": [r.model_dump() for r in by_product.values()]},
+        f"{name} (merged with the shipped recipes)",
     )
-    _check_recipes(merged, load_location_types(), name)
+    # errors point into the user's file: its recipe's position there, not in the merged book
+    where = {r.product: f"recipes.{i}" for i, r in enumerate(user.recipes)}
+    _check_recipes(merged, load_location_types(), name, where)
     return merged
 
 
@@ -101,39 +126,57 @@ def level_names() -> list[str]:
     return sorted(names, key=lambda n: (len(n), n))
 
 
-def _check_recipes(book: RecipesFile, types: tuple[LocationTypeSpec, ...], file: str) -> None:
+def _check_recipes(book: RecipesFile, types: tuple[LocationTypeSpec, ...], file: str, where: dict[str, str]) -> None:
+    """`where` names a product's recipe in the user's file (a shipped one's is `SHIPPED`)."""
     type_names = {t.name for t in types}
     base = set(book.base_ingredients)
     products = {r.product for r in book.recipes}
-    for i, r in enumerate(book.recipes):
+    for r in book.recipes:
+        at = where.get(r.product, SHIPPED)
         if r.tool not in type_names:
-            raise LevelFileError(file, f"recipes.{i}.tool", f"unknown location type {r.tool!r}")
+            raise LevelFileError(file, f"{at}.tool", f"unknown location type {r.tool!r}")
         if r.product in base:
-            raise LevelFileError(file, f"recipes.{i}.product", f"{r.product!r} is a base ingredient")
+            raise LevelFileError(file, f"{at}.product", f"{r.product!r} is a base ingredient")
         for j, ing in enumerate(r.ingredients):
             if ing not in base and ing not in products:
-                raise LevelFileError(
-                    file, f"recipes.{i}.ingredients.{j}", f"{ing!r} is neither a base ingredient nor made by a recipe"
-                )
-    _check_acyclic(book, file)
+                raise LevelFileError(file, f"{at}.ingredients.{j}", f"{ing!r} is neither a base ingredient nor made by a recipe")
+    _check_acyclic(book, file, where)
 
 
-def _check_acyclic(book: RecipesFile, file: str) -> None:
+def _check_acyclic(book: RecipesFile, file: str, where: dict[str, str]) -> None:
+    """No cycles, no chain deeper than MAX_RECIPE_DEPTH, no dish whose recipe tree expands past
+    MAX_RECIPE_EXPANSION nodes. Counted once per product (memoised), so a graph that doubles at
+    every level costs a few hundred additions here instead of an exponential walk later."""
     makes = {r.product: r.ingredients for r in book.recipes}
-    state: dict[str, int] = {}
+    done: dict[str, tuple[int, int]] = {}  # product -> (depth, nodes of its expanded tree)
+    visiting: set[str] = set()
 
-    def visit(node: str, depth: int) -> None:
-        if state.get(node) == 2 or node not in makes:
-            return
-        if state.get(node) == 1 or depth > 200:
+    def visit(node: str) -> tuple[int, int]:
+        if node not in makes:
+            return 0, 1
+        if node in done:
+            return done[node]
+        if node in visiting:
             raise LevelFileError(file, "recipes", f"recipe cycle through {node!r}")
-        state[node] = 1
+        visiting.add(node)
+        depth, nodes = 0, 1
         for child in makes[node]:
-            visit(child, depth + 1)
-        state[node] = 2
+            child_depth, child_nodes = visit(child)
+            depth = max(depth, child_depth)
+            nodes = min(nodes + child_nodes, MAX_RECIPE_EXPANSION + 1)
+        depth += 1
+        visiting.discard(node)
+        field = where.get(node, SHIPPED)
+        if depth > MAX_RECIPE_DEPTH:
+            raise LevelFileError(file, field, f"{node!r} is more than {MAX_RECIPE_DEPTH} recipes deep")
+        if nodes > MAX_RECIPE_EXPANSION:
+            raise LevelFileError(file, field, f"{node!r} expands to more than {MAX_RECIPE_EXPANSION} ingredients "
+                                              "and intermediate products in all")
+        done[node] = (depth, nodes)
+        return done[node]
 
-    for product in makes:
-        visit(product, 0)
+    for product in makes:  # recursion stays shallow: a chain deeper than the limit stops at it
+        visit(product)
 
 
 def _check_level(level: LevelFile, book: RecipesFile, types: tuple[LocationTypeSpec, ...], file: str) -> None:

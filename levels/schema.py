@@ -6,11 +6,22 @@ kept apart so a user can add a level or a recipe file without touching the rest.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
-Name = str
+from levels.limits import (
+    MAX_BASE_INGREDIENTS,
+    MAX_DISHES,
+    MAX_LEVEL_NUMBER,
+    MAX_LEVEL_STEPS,
+    MAX_LOCATIONS,
+    MAX_NAME_CHARS,
+    MAX_RECIPES,
+)
+
+# every count and number is bounded (levels/limits.py): a file is refused, not worked through
+Name = Annotated[str, StringConstraints(max_length=MAX_NAME_CHARS)]
 
 
 class _Strict(BaseModel):
@@ -20,15 +31,16 @@ class _Strict(BaseModel):
 class LocationTypeSpec(_Strict):
     name: Name = Field(pattern=r"^[a-z]+$")
     role: Literal["storage", "serving", "tool"]
-    cook_time: int = Field(ge=0, description="steps the tool stays occupied after activate")
-    capacity: int | None = Field(default=None, ge=1, description="items inside; null = unlimited")
+    cook_time: int = Field(ge=0, le=MAX_LEVEL_NUMBER, description="steps the tool stays occupied after activate")
+    capacity: int | None = Field(default=None, ge=1, le=MAX_LEVEL_NUMBER,
+                                 description="items inside; null = unlimited")
     operator_busy: bool = Field(description="the agent who activates it is busy while it cooks")
     gettable: Literal["always", "never", "after_activation"]
 
 
 class LocationTypesFile(_Strict):
     schema_: Literal["mindagent/location-types@1"] = Field(alias="schema")
-    location_types: list[LocationTypeSpec] = Field(min_length=1)
+    location_types: list[LocationTypeSpec] = Field(min_length=1, max_length=MAX_LOCATIONS)
 
 
 class RecipeSpec(_Strict):
@@ -39,8 +51,8 @@ class RecipeSpec(_Strict):
 
 class RecipesFile(_Strict):
     schema_: Literal["mindagent/recipes@1"] = Field(alias="schema")
-    base_ingredients: list[Name] = Field(default_factory=list)
-    recipes: list[RecipeSpec] = Field(default_factory=list)
+    base_ingredients: list[Name] = Field(default_factory=list, max_length=MAX_BASE_INGREDIENTS)
+    recipes: list[RecipeSpec] = Field(default_factory=list, max_length=MAX_RECIPES)
 
     @field_validator("base_ingredients")
     @classmethod
@@ -54,12 +66,13 @@ class RecipesFile(_Strict):
 class LevelFile(_Strict):
     schema_: Literal["mindagent/level@1"] = Field(alias="schema")
     name: Name = Field(min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
-    dishes: list[Name] = Field(min_length=1)
-    kitchen: list[Name] = Field(min_length=2)
+    dishes: list[Name] = Field(min_length=1, max_length=MAX_DISHES)
+    kitchen: list[Name] = Field(min_length=2, max_length=MAX_LOCATIONS)
     kitchen_fixed: list[Name] | None = Field(
-        default=None, description="the kitchen under the fixed rule set, when it differs"
+        default=None, min_length=2, max_length=MAX_LOCATIONS,
+        description="the kitchen under the fixed rule set, when it differs"
     )
-    max_steps: int = Field(default=60, ge=1, le=100_000)
-    difficulty: str | None = None
+    max_steps: int = Field(default=60, ge=1, le=MAX_LEVEL_STEPS)
+    difficulty: str | None = Field(default=None, max_length=MAX_NAME_CHARS)
     in_paper: bool = False
-    note: str | None = None
+    note: str | None = Field(default=None, max_length=4096)

@@ -56,8 +56,22 @@ def make_session(spec: GameSpec) -> DomainSession:
     return domain.make_session(domain.validate(spec))
 
 
+async def level_steps(spec: GameSpec) -> int | None:
+    """The episode length the spec's level sets (None for a live world, whose episodes last as
+    long as asked). A `steps` asked for at a boundary (a flag, a network message) may only
+    shorten it: the level's orders and lifetimes are made for its length."""
+    domain = get(spec.domain)
+    if domain.live_world:
+        return None
+    session = domain.make_session(domain.validate(spec.with_(steps=None)))
+    try:
+        return session.max_steps
+    finally:
+        await session.aclose()
+
+
 #: Modules with sub-commands that belong to one domain (each has ``register(app)``).
 COMMAND_MODULES: tuple[str, ...] = ("mindagent.cuisine.commands", "mindagent.cuisine.train_command")
 
 
-__all__ = ["COMMAND_MODULES", "DEFAULT_DOMAIN", "NAMES", "get", "make_session", "validate"]
+__all__ = ["COMMAND_MODULES", "DEFAULT_DOMAIN", "NAMES", "get", "level_steps", "make_session", "validate"]

@@ -7,21 +7,20 @@ Every limit here exists because an input without it was seen to stall or exhaust
 
 from __future__ import annotations
 
+# Limits on level and recipe files live with the data layer, in `levels/limits.py` (the rules
+# packages import nothing from `mindagent`).
+from levels.limits import MAX_LEVEL_STEPS
+
 #: Characters of one model reply kept, recorded and parsed; the rest is dropped and noted.
 MAX_REPLY_CHARS = 65_536
 #: Bytes of a file named by a model spec (``replay:<file>``) or given as a recording.
 MAX_MODEL_FILE_BYTES = 64 * 1024 * 1024
-#: Bytes of a level or recipe file.
-MAX_LEVEL_FILE_BYTES = 2 * 1024 * 1024
-#: Locations in one kitchen.
-MAX_LOCATIONS = 512
-#: Recipes in one level, depth of a recipe chain, and ingredients a recipe expands to in all.
-MAX_RECIPES = 256
-MAX_RECIPE_DEPTH = 32
-MAX_RECIPE_EXPANSION = 4096
-#: Largest number anywhere in a level (durations, counts, lifetimes).
-MAX_LEVEL_NUMBER = 1_000_000
-#: Recording header bounds: agents, steps, tau.
+#: Recording header bounds: agents, steps, tau (also the most steps a level may last).
 MAX_AGENTS = 64
-MAX_STEPS = 100_000
+MAX_STEPS = MAX_LEVEL_STEPS
 MAX_TAU = 1000.0
+#: Bytes one recording may grow to while written (``MINDAGENT_MAX_RECORDING_MB`` changes it); at
+#: the cap the file gets a ``cut`` line and no more. Also the most `mindagent replay` reads.
+MAX_RECORDING_BYTES = 64 * 1024 * 1024
+#: Characters of a recording header's text fields (level, domain, recipes path, rules).
+MAX_HEADER_TEXT = 4096

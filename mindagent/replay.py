@@ -1,4 +1,8 @@
-"""Re-executing a recording through its domain and failing loudly at the first divergence."""
+"""Re-executing a recording through its domain and failing loudly at the first divergence.
+
+A recording whose writer was killed replays up to its last full line; the report says the end
+line is missing (or that the file was cut at its size cap) rather than calling it a divergence.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,7 @@ from pathlib import Path
 
 from mindagent import domains
 from mindagent.domain import DomainSession, ReplayUnsupported, SpecError
-from mindagent.recording import RecordingError, read_recording
+from mindagent.recording import RecordingError, load_recording
 from mindagent.spec import GameSpec
 
 
@@ -18,6 +22,22 @@ class ReplayReport:
     completed: int
     failed: int
     active: int
+    #: The file has its ``end`` line (an episode played to its end, or stopped by --steps).
+    ended: bool = True
+    #: The file ends in a half-written line (left out of the replay).
+    torn: bool = False
+    #: The file reached its size cap: the ``cut`` line's reason.
+    cut: str | None = None
+
+    def incomplete(self) -> str | None:
+        """One line on why the file ends early, or None for a whole recording."""
+        if self.cut is not None:
+            return f"{self.cut}; replayed the {self.steps} steps before it"
+        if self.ended:
+            return None
+        torn = ", and a half-written last line was left out" if self.torn else ""
+        return (f"the end line is missing (its writer stopped after {self.steps} steps{torn}); "
+                f"replayed every full line")
 
 
 class Divergence(RecordingError):
@@ -46,7 +66,8 @@ def replay_recording(path: str | Path) -> ReplayReport:
 
 async def replay_recording_async(path: str | Path) -> ReplayReport:
     """`replay_recording` for callers already inside an event loop."""
-    records = read_recording(path)
+    recording = load_recording(path)
+    records = recording.records
     session = await _session_for(records[0])
     steps = 0
     try:
@@ -61,7 +82,9 @@ async def replay_recording_async(path: str | Path) -> ReplayReport:
                 if got != want:
                     raise Divergence(f"end: counts differ: recorded {want}, replayed {got}")
         c = session.counts
-        return ReplayReport(steps, c.completed, c.failed, c.active)
+        cut = recording.cut
+        return ReplayReport(steps, c.completed, c.failed, c.active, ended=recording.ended,
+                            torn=recording.torn is not None, cut=None if cut is None else str(cut.get("reason")))
     finally:
         await session.aclose()
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from mindagent import domains
@@ -20,7 +21,7 @@ from mindagent.dispatcher import Dispatcher
 from mindagent.domain import SpecError
 from mindagent.episode import EpisodeResult, run_episode
 from mindagent.llm.base import LLMError
-from mindagent.recording import Recorder, RecordingError, recording_path
+from mindagent.recording import CAP_ENV, Recorder, RecordingError, recording_path
 
 out = Console(highlight=False, soft_wrap=True)
 
@@ -73,6 +74,7 @@ def run(
     except SpecError as exc:
         fail(str(exc))
     path = recording_path(out_dir, spec, model)
+    recorders: list[Recorder] = []
 
     async def go() -> EpisodeResult:
         try:
@@ -81,6 +83,7 @@ def run(
                 brain.reset(session)
             path.unlink(missing_ok=True)
             recorder = Recorder(path)
+            recorders.append(recorder)
             recorder.header(**spec.header(), model=model, prompt=prompt.to_dict(), repair=repair, episode=1,
                             dispatch=settings.to_dict(), generation=generation, run_steps=steps,
                             **session.episode_header())
@@ -110,6 +113,9 @@ def run(
         out.print(f"{spec.level}, {agents} agents, tau {tau}, {model}: {result.completed} completed, "
                   f"{result.failed} failed, {result.active} still open after {result.steps} steps "
                   f"({time.perf_counter() - started:.1f}s). Recording: {path}")
+    if recorders and recorders[0].cut:
+        err.print(f"[yellow]the recording reached its size cap ({recorders[0].max_bytes} bytes, {CAP_ENV}) and was "
+                  f"cut[/yellow]: {recorders[0].dropped} line(s) not kept", markup=True, highlight=False)
     if result.model_errors:  # the agents idled on those steps: not a result to report as one
         err.print(f"[red]{result.model_errors} model call(s) failed[/red] (last: {result.last_error}); "
                   "see the recording", markup=True, highlight=False)
@@ -131,6 +137,9 @@ def replay(file: Path = typer.Argument(..., exists=True, dir_okay=False, help="a
                   f"({type(exc).__name__}: {str(exc)[:200]})", highlight=False, markup=True)
         raise typer.Exit(1) from None
     out.print(f"replayed {report.steps} steps identically: {report.completed} completed, {report.failed} failed, {report.active} open")
+    note = report.incomplete()
+    if note is not None:  # a killed writer or a full file: everything kept still replayed identically
+        err.print(f"[yellow]{escape(str(file))}:[/yellow] {escape(note)}", highlight=False, markup=True)
 
 
 def prompt(

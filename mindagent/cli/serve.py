@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import re
 import signal
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING
 import typer
 from rich.console import Console
 
+from mindagent import domains
 from mindagent.brains import default_model
 from mindagent.cli import options as o
 from mindagent.cli.common import fail
@@ -29,7 +31,8 @@ def serve(
                                       "people take some, the dispatcher the rest"),
     tau: float = typer.Option(1.0, min=0.1, max=10.0, help="task-interval factor (1.0 is the most intense)"),
     seed: int = typer.Option(0),
-    steps: int | None = typer.Option(None, "--steps", min=1, max=10_000, help="episode length (default: the level's)"),
+    steps: int | None = typer.Option(None, "--steps", min=1, max=10_000,
+                                     help="episode length (default: the level's; a kitchen level's is the most)"),
     model: str | None = typer.Option(None, "--model", "-m", help="dispatcher: planner | random | local[:name] | "
                                      "openai:<model> | anthropic:<model> (default: the best one installed)"),
     mode: list[str] = typer.Option(["realtime"], "--mode",
@@ -43,6 +46,9 @@ def serve(
     countdown: float = typer.Option(5.0, "--countdown", min=0.0, max=120.0,
                                     help="seconds from the first person sitting down to step 0 (0: at once)"),
     host: str = typer.Option("127.0.0.1", help="address to bind (0.0.0.0 opens it to the network)"),
+    hostname: list[str] = typer.Option([], "--hostname", help="a name people reach this server by (repeatable); a "
+                                       "request whose Host header names anything else is refused (421). Bound to "
+                                       "0.0.0.0 or ::, only these names are served"),
     port: int = typer.Option(8765, min=0, max=65535),
     private: bool = typer.Option(False, "--private", help="the start-up room needs its secret to join"),
     recordings: Path = typer.Option(Path("recordings/rooms"), "--recordings", help="folder for the rooms' JSONL recordings"),
@@ -82,9 +88,13 @@ def serve(
         mc_port = 25565
     spec = o.game_spec(chosen.name, level, agents or chosen.serve_agents, tau, seed, rules,
                        steps, None, mc_host, mc_port, mc_version, cook_ticks)
+    longest = asyncio.run(domains.level_steps(spec)) if steps is not None else None
+    if longest is not None and steps is not None and steps > longest:
+        fail(f"--steps {steps} is longer than {spec.level}'s {longest} steps; --steps only shortens an episode")
     autoplay = live_world if autoplay is None else autoplay
     if episodes is not None and not autoplay:
         fail("--episodes counts autoplay episodes; add --autoplay")
+    names = [_hostname_or_exit(name) for name in hostname]
     model_spec, why = (model, "chosen by the server's host") if model else default_model()
     config = ServerConfig(
         host=host, port=port, model=model_spec, model_why=why, mode="turns" if clock == "turns" else "realtime", tick=tick,
@@ -96,7 +106,7 @@ def serve(
         autoplay=autoplay, episodes=episodes, decision_timeout=timeout,
         dispatch=o.dispatch_settings("step" if dispatch == "auto" else dispatch, plan_steps, goal_every, team, control,
                                      partners, subtask_executor) if explicit else None,
-        human_tick=human_tick or None, countdown=countdown)
+        human_tick=human_tick or None, countdown=countdown, hostnames=names)
     logging.getLogger("apscheduler").setLevel(logging.ERROR)  # "skipped: a step still running" is expected
     server = GameServer(config)
 
@@ -123,6 +133,14 @@ def serve(
     asyncio.run(run())
 
 
+def _hostname_or_exit(name: str) -> str:
+    """A DNS name or an address as it appears in a Host header, without a port."""
+    text = name.strip().lower()
+    if re.fullmatch(r"[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?", text) or re.fullmatch(r"\[[0-9a-f:.]+\]", text):
+        return text
+    fail(f"--hostname {name!r} is not a host name (letters, digits, dots and hyphens, or [an IPv6 address]; no port)")
+
+
 def _banner(server: GameServer) -> None:
     cfg = server.config
     room = server.startup_room
@@ -141,6 +159,10 @@ def _banner(server: GameServer) -> None:
     out.print(f"  dispatcher: [bold]{cfg.model}[/bold] ({cfg.model_why})")
     out.print(f"  admin:      {server.url}#admin={server.admin_token}  (create rooms, change models; keep it private)")
     out.print(f"  recordings: {cfg.recordings}/")
+    allowed = server.site.allowed_hosts
+    if cfg.hostnames or cfg.host not in ("127.0.0.1", "localhost", "::1"):
+        out.print("  host names: " + (", ".join(sorted(allowed)) if allowed is not None else
+                                      "any (add --hostname NAME to refuse requests naming another host)"))
     if cfg.host not in ("127.0.0.1", "localhost", "::1"):
         out.print(f"[yellow]  listening on {cfg.host}: anyone who can reach this port can open the page[/yellow]")
     out.print("Ctrl-C stops the server.")

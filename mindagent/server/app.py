@@ -114,6 +114,9 @@ class GameServer:
         factory = brain_factory or default_factory
         self.registry = RoomRegistry(self.scheduler, config.recordings, factory, self.admin_token)
         self.site = StaticSite(self._health, allowed_hosts=served_names(config.host, tuple(config.hostnames)))
+        if self.site.allowed_hosts is None:
+            log.warning("bound to %s with no host name given (--hostname): a request naming any host is served, so a "
+                        "page on a name that resolves to this machine (DNS rebinding) can reach it", config.host or "*")
         if config.admin_token is not None and weak_token(config.admin_token):
             log.warning("the admin token is weak (under %d characters or one repeated character): anyone who "
                         "guesses it can create, close and re-model rooms; leave it unset for a random one",

@@ -140,10 +140,18 @@ class Connection:
         level = msg.level or domain.default_level
         if level not in domain.level_names():  # shipped levels only: never a path from the network
             raise p.ProtocolError("invalid", f"unknown level {level!r}; levels: {', '.join(domain.level_names())}")
+        spec = GameSpec(domain.name, level, msg.agents, msg.tau, msg.seed, "reference", msg.steps)
+        if msg.steps is not None:
+            try:
+                longest = await domains.level_steps(spec)
+            except (SpecError, ValueError, OSError) as exc:
+                raise p.ProtocolError("invalid", f"cannot make that game: {str(exc)[:200]}") from None
+            if longest is not None and msg.steps > longest:
+                raise p.ProtocolError("invalid", f"steps {msg.steps} is longer than {level}'s {longest}; steps only shortens")
         config = self.server.config
         model, why = (msg.model, "chosen when the room was created") if msg.model else (config.model, config.model_why)
         settings = RoomSettings(
-            GameSpec(domain.name, level, msg.agents, msg.tau, msg.seed, "reference", msg.steps), model, why, msg.mode,
+            spec, model, why, msg.mode,
             msg.tick or config.tick, msg.turn_timeout or config.turn_timeout, msg.public, config.prompt, config.repair,
             human_tick=msg.human_tick if msg.human_tick is not None else config.human_tick,
             countdown=msg.countdown if msg.countdown is not None else config.countdown,

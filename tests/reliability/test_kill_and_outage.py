@@ -1,4 +1,5 @@
-"""kill -9 of a sweep loses nothing (resume finishes every unit, each counted once), and an
+"""kill -9 of a sweep loses nothing (resume finishes every unit, each counted once, and the result
+equals an uninterrupted sweep's), and an
 outage sweep run as a person runs it (a separate process, a real model server that fails, then
 recovers) ends with every unit played, none scored as zeros."""
 
@@ -42,6 +43,12 @@ def test_a_sweep_killed_mid_run_resumes_without_loss(tmp_path: Path) -> None:
     cells = json.loads(out.read_text())["cells"]
     assert [(c["level"], [t["tau"] for t in c["taus"]]) for c in cells] == [
         ("level_0", [1.0, 1.5, 2.0, 2.5, 3.0]), ("level_1", [1.0, 1.5, 2.0, 2.5, 3.0])]
+    # and the resumed sweep is the sweep: the same cells, figure for figure, as one never killed
+    whole = tmp_path / "whole.json"
+    uninterrupted = mindagent(*args[:-1], str(whole))
+    output, _ = uninterrupted.communicate(timeout=240)
+    assert uninterrupted.returncode == 0, output
+    assert json.loads(whole.read_text())["cells"] == cells
 
 
 def test_an_outage_sweep_in_a_process_fails_then_recovers(tmp_path: Path) -> None:
