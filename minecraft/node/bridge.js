@@ -13,6 +13,7 @@ const readline = require('readline')
 const { BotHost } = require('./lib/bots')
 const actions = require('./lib/actions')
 const { botJson, makeKitchenQuery } = require('./lib/observe')
+const spots = require('./lib/spots')
 const { ActionError } = require('./lib/task')
 const { DEFAULT_VERSION } = require('./lib/constants')
 
@@ -32,14 +33,16 @@ function needBot () {
   return bot
 }
 
+// The kitchen state first: its block spots spare every bot a scan of the world.
 async function observe () {
+  const bot = host.anyConnected()
+  const kitchen = bot ? await kitchenQuery(bot, 'state') : null
+  if (bot) spots.setKitchen(kitchen)
   const bots = {}
   for (const name of host.names()) {
     const entry = host.bots.get(name)
     bots[name] = entry.connected && entry.bot.entity ? botJson(entry.bot, entry.action) : { connected: false }
   }
-  const bot = host.anyConnected()
-  const kitchen = bot ? await kitchenQuery(bot, 'state') : null
   return { bots, kitchen, cache: host.cache }
 }
 

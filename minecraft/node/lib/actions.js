@@ -6,6 +6,7 @@
 
 const { goals } = require('mineflayer-pathfinder')
 const { ActionError, waitFor, withTimeout, sleep } = require('./task')
+const { findNamed } = require('./spots')
 
 const SEARCH_RADIUS = 64
 const REACH = 3
@@ -36,11 +37,7 @@ function itemInfo (bot, name) {
   return info
 }
 
-function findBlockNamed (bot, name) {
-  const info = bot.registry.blocksByName[name]
-  if (!info) return null
-  return bot.findBlock({ matching: info.id, maxDistance: SEARCH_RADIUS })
-}
+const findBlockNamed = (bot, name) => findNamed(bot, name, SEARCH_RADIUS)
 
 function nearestEntity (bot, name) {
   let best = null
