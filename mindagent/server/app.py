@@ -112,8 +112,10 @@ class GameServer:
             return make_brain(model, domains.get(domain), **config.brain_options)
 
         factory = brain_factory or default_factory
-        self.registry = RoomRegistry(self.scheduler, config.recordings, factory, self.admin_token)
-        self.site = StaticSite(self._health, allowed_hosts=served_names(config.host, tuple(config.hostnames)))
+        names = served_names(config.host, tuple(config.hostnames))
+        self.registry = RoomRegistry(self.scheduler, config.recordings, factory, self.admin_token,
+                                     live_view=(config.host, names))
+        self.site = StaticSite(self._health, allowed_hosts=names)
         if config.admin_token is not None and weak_token(config.admin_token):
             log.warning("the admin token is weak (under %d characters or one repeated character): anyone who "
                         "guesses it can create, close and re-model rooms; leave it unset for a random one",

@@ -23,7 +23,7 @@ const kitchenQuery = makeKitchenQuery()
 
 const DEFAULT_TIMEOUT_MS = {
   connect: 30000, goto: 20000, killMob: 30000, mineBlock: 20000, putFuelFurnace: 15000,
-  putItemFurnace: 15000, takeOutFurnace: 15000, putInChest: 15000, observe: 5000, reset: 10000
+  putItemFurnace: 15000, takeOutFurnace: 15000, putInChest: 15000, observe: 5000, reset: 10000, viewer: 10000
 }
 const ACTIONS = ['goto', 'killMob', 'mineBlock', 'putFuelFurnace', 'putItemFurnace', 'takeOutFurnace', 'putInChest']
 
@@ -46,6 +46,24 @@ async function observe () {
   return { bots, kitchen, cache: host.cache }
 }
 
+// The 3D view server (lib/viewer.js), started on the first `viewer` request and kept across
+// requests; a bridge that restarts starts it again when asked (same port).
+let viewer = null
+async function startView (args) {
+  if (!viewer) {
+    const { startViewer } = require('./lib/viewer')
+    viewer = await startViewer({
+      pickBot: () => host.anyConnected(),
+      allBots: () => host.names().map(n => host.bots.get(n)).filter(e => e.connected).map(e => e.bot),
+      centreFor: spots.kitchenCentre,
+      bind: String(args.bind || '127.0.0.1'),
+      port: Number(args.port || 0),
+      allowed: Array.isArray(args.allowed) ? args.allowed.map(h => String(h).toLowerCase()) : []
+    })
+  }
+  return { port: viewer.port }
+}
+
 const OPS = {
   ping: async () => ({ pong: true }),
   connect: (args) => host.connect({ version: DEFAULT_VERSION, ...args }),
@@ -54,7 +72,8 @@ const OPS = {
   observe,
   chat: async (args) => { host.get(args.bot).bot.chat(String(args.text)); return { sent: true } },
   reset: async (args) => kitchenQuery(needBot(), `reset ${Number(args.seed ?? 0)}`),
-  kitchen: async (args) => kitchenQuery(needBot(), String(args.command))
+  kitchen: async (args) => kitchenQuery(needBot(), String(args.command)),
+  viewer: startView
 }
 
 async function handle (line) {
@@ -92,6 +111,7 @@ process.on('unhandledRejection', (err) => console.error('unhandled: ' + (err && 
 const rl = readline.createInterface({ input: process.stdin })
 rl.on('line', (line) => { if (line.trim()) handle(line) })
 rl.on('close', () => {
+  if (viewer) viewer.close()
   host.quitAll()
   setTimeout(() => process.exit(0), 300)
 })

@@ -16,13 +16,16 @@ const BLOCKS_OF_INTEREST = ['furnace', 'chest', 'coal_ore', 'oak_log']
 const round1 = (v) => Math.round(v * 10) / 10
 
 let known = null // [{ name, pos: Vec3 }] from the latest kitchen state, or null without our plugin
+let mobs = null // names of the animals the latest kitchen state lists
 
 // Remember the spots of the latest kitchen state (null: the server has no kitchen plugin).
 function setKitchen (kitchen) {
   if (!kitchen || !Array.isArray(kitchen.blocks)) {
     known = null
+    mobs = null
     return
   }
+  mobs = new Set((kitchen.mobs || []).map(m => m.name))
   const spots = []
   const add = (name, pos) => { if (Array.isArray(pos) && pos.length === 3) spots.push({ name, pos: new Vec3(pos[0], pos[1], pos[2]) }) }
   for (const f of kitchen.furnaces || []) add('furnace', f.pos)
@@ -105,4 +108,17 @@ function findNamed (bot, name, maxDistance) {
   return bot.findBlock({ matching: info.id, maxDistance })
 }
 
-module.exports = { BLOCKS_OF_INTEREST, setKitchen, blocksNear, findNamed }
+// Whether the latest kitchen state lists a block or an animal called `name` (false without one).
+function kitchenLists (name) {
+  return Boolean((known && known.some(s => s.name === name)) || (mobs && mobs.has(name)))
+}
+
+// The kitchen's centre (above its spawn spot, on the floor): from the furnace when the kitchen
+// state named it, else where the bot stands.
+function kitchenCentre (bot) {
+  const furnace = known && known.find(s => s.name === 'furnace')
+  const y = furnace ? furnace.pos.y : Math.floor(bot.entity.position.y)
+  return new Vec3(0.5, y, 0.5)
+}
+
+module.exports = { BLOCKS_OF_INTEREST, setKitchen, blocksNear, findNamed, kitchenCentre, kitchenLists }
