@@ -23,6 +23,7 @@ import struct
 import zlib
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -127,6 +128,9 @@ async def test_watch_a_minecraft_room_in_chromium(tmp_path: Path, require: Any) 
             console_errors: list[str] = []
             page.on("pageerror", lambda exc: errors.append(str(exc)))
             page.on("console", lambda msg: console_errors.append(msg.text) if msg.type == "error" else None)
+            # everything, the 3D view's bundle and textures too, comes from this machine: no internet
+            hosts: set[str] = set()
+            page.on("request", lambda req: hosts.add(urlsplit(req.url).hostname or urlsplit(req.url).scheme))
             await page.goto(server.url)
 
             # The room list, as a person sees it; they read it a moment before clicking.
@@ -243,6 +247,7 @@ async def test_watch_a_minecraft_room_in_chromium(tmp_path: Path, require: Any) 
             await shot(page, "watch_end.png")
             assert not errors, errors
             assert not console_errors, console_errors
+            assert hosts <= {"127.0.0.1", "data", "blob"}, hosts
         finally:
             await browser.close()
 
