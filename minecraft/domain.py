@@ -16,7 +16,7 @@ from typing import Any
 from mindagent.domain import ReferenceFigures, SpecError
 from mindagent.policy import Policy, RandomLegalPolicy
 from mindagent.spec import GameSpec
-from minecraft.server_process import MC_VERSION, KitchenConfig, ServerAddress
+from minecraft.server_process import MC_VERSION, STEP_TICKS, KitchenConfig, ServerAddress, is_loopback
 from minecraft.session import AGENT_NAMES, MinecraftSession
 
 LEVEL = "minecraft"
@@ -59,6 +59,9 @@ class MinecraftDomain:
             raise SpecError(f"{self.name}: --cook-ticks sets the embedded server; it cannot change a server at --mc-host")
         if spec.options.get("mc_clock") not in (None, "lockstep", "realtime"):
             raise SpecError(f"{self.name}: --mc-clock is lockstep or realtime, not {spec.options['mc_clock']}")
+        for key, flag in (("mc_bind", "--mc-bind"), ("mc_clock", "--mc-clock")):
+            if spec.options.get(key) is not None and spec.options.get("mc_host") is not None:
+                raise SpecError(f"{self.name}: {flag} sets the embedded server; it cannot change a server at --mc-host")
         return spec.with_(domain=self.name, level=LEVEL)
 
     def make_session(self, spec: GameSpec) -> MinecraftSession:
@@ -76,6 +79,25 @@ class MinecraftDomain:
         return MinecraftSession(n_agents=spec.agents, tau=spec.tau, seed=spec.seed, max_steps=steps, kitchen=kitchen,
                                 server_port=int(o.get("mc_port") or 0), version=version,
                                 bind=str(o.get("mc_bind") or "127.0.0.1"))
+
+    def run_notes(self, spec: GameSpec) -> list[str]:
+        """Said before a run: the kitchen clock the results depend on, and a warning when the
+        embedded world listens beyond this machine."""
+        o = spec.options
+        if o.get("mc_host"):
+            return [f"Minecraft: the server at {o['mc_host']}:{o.get('mc_port') or 25565} has no kitchen clock of "
+                    "ours: real time (recorded as clock realtime)"]
+        if o.get("mc_clock") == "realtime":
+            notes = ["Minecraft clock: realtime (20 game ticks per wall-clock second; results depend on machine "
+                     "speed and model latency)"]
+        else:
+            notes = [f"Minecraft clock: lockstep ({int(o.get('step_ticks') or STEP_TICKS)} game ticks per step, "
+                     "frozen in between; reproducible)"]
+        bind = str(o.get("mc_bind") or "127.0.0.1")
+        if not is_loopback(bind):
+            notes.append(f"warning: the Minecraft world listens on {bind}: offline mode, so anyone who can reach it "
+                         "can join under any name (only operators can run /kitchen and /kill)")
+        return notes
 
     def make_policy(self, name: str, seed: int) -> Policy[Any]:
         if name == "planner":

@@ -69,13 +69,17 @@ class KitchenConfig:
     step_ticks: int = STEP_TICKS
 
 
+def is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
+
+
 def warn_if_public(host: str) -> bool:
     """Log a warning when the world listens beyond this machine (offline mode: anyone may join
     under any name); True if it does."""
-    try:
-        loopback = ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        loopback = host == "localhost"
+    loopback = is_loopback(host)
     if not loopback:
         log.warning("the Minecraft world listens on %s: offline mode, so anyone who can reach it can join "
                     "under any name (only operators can run /kitchen and /kill)", host)

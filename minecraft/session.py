@@ -44,8 +44,10 @@ AGENT_NAMES = ("Alex", "Steve", "Ellie", "Kai", "Noor", "Zara", "Hugo", "Mira")
 ACTION_TIMEOUT_S = {Verb.KILL_MOB: 30.0, Verb.MINE_BLOCK: 20.0}
 DEFAULT_ACTION_TIMEOUT_S = 20.0
 CONNECT_TIMEOUT_S = 30.0
+CONNECT_EACH_S = 15.0
 OBSERVE_TIMEOUT_S = 5.0
 ADVANCE_TIMEOUT_S = 10.0
+VIEWER_TIMEOUT_S = 15.0
 #: How often a dead embedded server is started again within one session.
 MAX_SERVER_RESTARTS = 2
 #: Steps in a row with no bot in the world before the episode ends with `WorldLost`.
@@ -102,6 +104,8 @@ class MinecraftSession(DomainSession):
         self.server_restarts = 0
         self._bridge_restarts_seen = 0
         self._unreachable_steps = 0
+        self._view_at: tuple[str, frozenset[str] | None] | None = None
+        self.view_port: int | None = None
 
     # ---- lifecycle -------------------------------------------------------------------------
 
@@ -119,6 +123,26 @@ class MinecraftSession(DomainSession):
             await self.close()
             raise WorldLost(exc.message) from None
         self._started = True
+        await self._start_view()
+
+    def serve_live_view(self, bind: str, hostnames: frozenset[str] | None) -> None:
+        """Also serve a live 3D view of the kitchen (prismarine-viewer, from the bridge) on `bind`,
+        answering only to `hostnames` (None: any); call before `start`. The game server does this
+        for its rooms; `static_view()["view3d"]` then names the port."""
+        self._view_at = (bind, hostnames)
+
+    async def _start_view(self) -> None:
+        """Start (or, after a bridge restart, restart on the same port) the 3D view; a view that
+        cannot start is logged and left out, the game goes on."""
+        if self._view_at is None:
+            return
+        bind, names = self._view_at
+        args = {"bind": bind, "port": self.view_port or 0, "allowed": sorted(names) if names else []}
+        try:
+            result = await self.bridge.request("viewer", args, timeout=VIEWER_TIMEOUT_S)
+            self.view_port = int(result["port"])
+        except (BridgeError, KeyError, TypeError, ValueError) as exc:
+            log.warning("the 3D view of the kitchen did not start: %s", exc)
 
     async def close(self) -> None:
         await self.bridge.close()
@@ -142,11 +166,14 @@ class MinecraftSession(DomainSession):
                                 "version": self.address.version}
         if self.address.admin_token:
             args["token"] = self.address.admin_token
-        await self.bridge.request("connect", args, timeout=CONNECT_TIMEOUT_S)
+        # the bridge joins bots one after another: the wait grows with their number
+        await self.bridge.request("connect", args, timeout=CONNECT_TIMEOUT_S + CONNECT_EACH_S * (len(names) - 1))
 
     async def _reconnect_all(self) -> None:
         await self._connect(self.agents)
         self._down.clear()
+        if self._started and self.view_port is not None:  # a restarted bridge: the view comes back too
+            await self._start_view()
 
     # ---- DomainSession ---------------------------------------------------------------------
 
@@ -280,7 +307,7 @@ class MinecraftSession(DomainSession):
         return views.kitchen_view(self.obs, self.agents, self.orders_snapshot(), self.blocked_agents())
 
     def static_view(self) -> dict[str, Any]:
-        return views.level_view(self.agents, self.max_steps, self.address)
+        return views.level_view(self.agents, self.max_steps, self.address, self.view_port)
 
     @property
     def step_index(self) -> int:

@@ -68,8 +68,10 @@ def kitchen_view(obs: Observation, agents: Sequence[str], orders: list[dict[str,
     return {"orders": orders, "agents": agent_rows, "locations": places}
 
 
-def level_view(agents: Sequence[str], max_steps: int, address: ServerAddress | None) -> dict[str, Any]:
-    """The static part: the dishes (cooked meats), how each is made, and where people can join."""
+def level_view(agents: Sequence[str], max_steps: int, address: ServerAddress | None,
+               view_port: int | None = None) -> dict[str, Any]:
+    """The static part: the dishes (cooked meats), how each is made, where people can join, and
+    the port of the live 3D view (same host as the page) when one runs."""
     from minecraft.kitchen import COOKED, DISHES, MEAT_OF_MOB
 
     mob_of = {meat: mob for mob, meat in MEAT_OF_MOB.items()}
@@ -82,4 +84,5 @@ def level_view(agents: Sequence[str], max_steps: int, address: ServerAddress | N
                         {"name": "chest", "type": "chest", "role": "serving"}],
             "n_agents": len(agents), "max_steps": max_steps, "agent_names": list(agents),
             "join": None if address is None else {"host": address.host, "port": address.port,
-                                                   "version": address.version}}
+                                                   "version": address.version},
+            "view3d": None if view_port is None else {"port": view_port}}

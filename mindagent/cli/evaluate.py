@@ -80,7 +80,7 @@ def evaluate(
     team: str = o.TEAM, control: str | None = o.CONTROL, partners: str = o.PARTNERS,
     subtask_executor: str = o.SUBTASK_EXECUTOR, threads: int | None = o.THREADS,
     mc_host: str | None = o.MC_HOST, mc_port: int | None = o.MC_PORT, mc_version: str | None = o.MC_VERSION,
-    cook_ticks: int | None = o.COOK_TICKS,
+    cook_ticks: int | None = o.COOK_TICKS, mc_bind: str | None = o.MC_BIND, mc_clock: str | None = o.MC_CLOCK,
     out_file: Path | None = typer.Option(None, "--out", help="results JSON (CSV beside it); resumed if it exists"),
     concurrency: int = typer.Option(1, min=1, max=64, help="taus run at once (API backends)"),
     record: Path | None = typer.Option(None, "--record", help="write every episode's recording into this folder"),
@@ -110,10 +110,11 @@ def evaluate(
     if compare not in (None, "paper"):
         fail("--compare takes 'paper'")
     first = o.game_spec(chosen.name, level_list[0], team_sizes[0], tau_list[0], seed, rules, None, None,
-                        mc_host, mc_port, mc_version, cook_ticks)
+                        mc_host, mc_port, mc_version, cook_ticks, mc_bind, mc_clock)
     for size in team_sizes[1:]:
         o.game_spec(chosen.name, level_list[0], size, tau_list[0], seed, rules, None, None, mc_host, mc_port, mc_version,
-                    cook_ticks)
+                    cook_ticks, mc_bind, mc_clock)
+    o.print_world_notes(first)
     if mc_port is not None and concurrency > 1:
         fail("--mc-port gives one port; units run at once would share it (use --concurrency 1)")
     if executor not in EXECUTORS:

@@ -12,7 +12,7 @@ from typing import Any
 import typer
 
 from mindagent import domains
-from mindagent.cli.common import fail
+from mindagent.cli.common import err, fail
 from mindagent.dispatcher import DispatchSettings
 from mindagent.domain import Domain, SpecError
 from mindagent.partners import PARTNER_KINDS, parse_control
@@ -64,6 +64,12 @@ MC_PORT = typer.Option(None, "--mc-port", min=0, max=65535,
                        help="Minecraft: the server's port (embedded server: where people join)")
 MC_VERSION = typer.Option(None, "--mc-version", help="Minecraft: protocol version (default 1.19.2)")
 COOK_TICKS = typer.Option(None, "--cook-ticks", min=1, help="Minecraft embedded server: furnace cook ticks (vanilla 200)")
+MC_BIND = typer.Option(None, "--mc-bind",
+                       help="Minecraft embedded server: the address the world listens on (default 127.0.0.1; anything "
+                            "else lets anyone who reaches it join, offline mode)")
+MC_CLOCK = typer.Option(None, "--mc-clock",
+                        help="Minecraft embedded server: lockstep (default; each step advances the kitchen 40 game "
+                             "ticks, reproducible) | realtime (20 ticks a second, for people playing along)")
 
 
 _DEMO_MODES: dict[str, DemoMode] = {"full": "full", "few-step": "few-step", "none": "none"}
@@ -78,16 +84,26 @@ def domain_or_exit(name: str) -> Domain:
 
 def game_spec(domain: str, level: str | None, agents: int, tau: float, seed: int, rules: str, steps: int | None,
               recipes: Path | None = None, mc_host: str | None = None, mc_port: int | None = None,
-              mc_version: str | None = None, cook_ticks: int | None = None) -> GameSpec:
+              mc_version: str | None = None, cook_ticks: int | None = None, mc_bind: str | None = None,
+              mc_clock: str | None = None) -> GameSpec:
     """The validated spec, or one error line (naming the domain) and exit 2."""
     options: dict[str, Any] = {k: v for k, v in (("mc_host", mc_host), ("mc_port", mc_port), ("mc_version", mc_version),
-                                                  ("cook_ticks", cook_ticks)) if v is not None}
+                                                  ("cook_ticks", cook_ticks), ("mc_bind", mc_bind),
+                                                  ("mc_clock", mc_clock)) if v is not None}
     spec = GameSpec(domain_or_exit(domain).name, level, agents, tau, seed, rules, steps,
                     str(recipes) if recipes else None, options)
     try:
         return domains.validate(spec)
     except SpecError as exc:
         fail(str(exc))
+
+
+def print_world_notes(spec: GameSpec) -> None:
+    """Lines a domain wants said before a run starts (Minecraft: which clock, a world open to the
+    network); a domain without any says nothing."""
+    notes = getattr(domains.get(spec.domain), "run_notes", None)
+    for line in notes(spec) if notes else []:
+        err.print(f"[yellow]{line}[/yellow]" if line.startswith("warning:") else line, markup=True, highlight=False)
 
 
 def prompt_config(domain: str, no_knowledge: bool, no_recipes: bool, no_instructions: bool, demo: str | None,

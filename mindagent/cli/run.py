@@ -46,13 +46,14 @@ def run(
     as_json: bool = typer.Option(False, "--json", help="print one JSON summary object at the end"),
     head_chef: list[str] = typer.Option([], "--head-chef", help="an instruction shown to the dispatcher every step (repeatable)"),
     mc_host: str | None = o.MC_HOST, mc_port: int | None = o.MC_PORT, mc_version: str | None = o.MC_VERSION,
-    cook_ticks: int | None = o.COOK_TICKS,
+    cook_ticks: int | None = o.COOK_TICKS, mc_bind: str | None = o.MC_BIND, mc_clock: str | None = o.MC_CLOCK,
 ) -> None:
     """Play one episode with a dispatcher and record it."""
     # --steps cuts the run, not the episode: the prompt still says the level's length
     if not math.isfinite(tau):
         fail(f"--tau {tau} is not a number between 0.1 and 1000")
-    spec = o.game_spec(domain, level, agents, tau, seed, rules, None, recipes, mc_host, mc_port, mc_version, cook_ticks)
+    spec = o.game_spec(domain, level, agents, tau, seed, rules, None, recipes, mc_host, mc_port, mc_version, cook_ticks,
+                       mc_bind, mc_clock)
     settings = o.dispatch_settings(dispatch, plan_steps, goal_every, team, control, partners, subtask_executor)
     prompt = o.prompt_config(spec.domain, no_knowledge, no_recipes, no_instructions, demo, demo_agents, no_feedback, memory)
     try:
@@ -75,6 +76,8 @@ def run(
         fail(str(exc))
     path = recording_path(out_dir, spec, model)
     recorders: list[Recorder] = []
+    if not as_json:
+        o.print_world_notes(spec)
 
     async def go() -> EpisodeResult:
         try:

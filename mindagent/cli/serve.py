@@ -63,6 +63,7 @@ def serve(
     mc_port: int | None = typer.Option(None, "--mc-port", min=0, max=65535,
                                        help="Minecraft: the port people join on (embedded server; default 25565)"),
     mc_version: str | None = o.MC_VERSION, cook_ticks: int | None = o.COOK_TICKS,
+    mc_bind: str | None = o.MC_BIND, mc_clock: str | None = o.MC_CLOCK,
     autoplay: bool | None = typer.Option(None, "--autoplay/--no-autoplay",
                                          help="the start-up room plays without waiting for a person, episode after "
                                               "episode (default: on for a live world people join from a game client)"),
@@ -87,10 +88,11 @@ def serve(
     if live_world and mc_host is None and mc_port is None:
         mc_port = 25565
     spec = o.game_spec(chosen.name, level, agents or chosen.serve_agents, tau, seed, rules,
-                       steps, None, mc_host, mc_port, mc_version, cook_ticks)
+                       steps, None, mc_host, mc_port, mc_version, cook_ticks, mc_bind, mc_clock)
     longest = asyncio.run(domains.level_steps(spec)) if steps is not None else None
     if longest is not None and steps is not None and steps > longest:
         fail(f"--steps {steps} is longer than {spec.level}'s {longest} steps; --steps only shortens an episode")
+    o.print_world_notes(spec)
     autoplay = live_world if autoplay is None else autoplay
     if episodes is not None and not autoplay:
         fail("--episodes counts autoplay episodes; add --autoplay")

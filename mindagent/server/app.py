@@ -112,8 +112,10 @@ class GameServer:
             return make_brain(model, domains.get(domain), **config.brain_options)
 
         factory = brain_factory or default_factory
-        self.registry = RoomRegistry(self.scheduler, config.recordings, factory, self.admin_token)
-        self.site = StaticSite(self._health, allowed_hosts=served_names(config.host, tuple(config.hostnames)))
+        names = served_names(config.host, tuple(config.hostnames))
+        self.registry = RoomRegistry(self.scheduler, config.recordings, factory, self.admin_token,
+                                     live_view=(config.host, names))
+        self.site = StaticSite(self._health, allowed_hosts=names)
         if self.site.allowed_hosts is None:
             log.warning("bound to %s with no host name given (--hostname): a request naming any host is served, so a "
                         "page on a name that resolves to this machine (DNS rebinding) can reach it", config.host or "*")

@@ -55,13 +55,15 @@ class RoomRegistry:
 
     def __init__(self, scheduler: AsyncIOScheduler, recordings: Path, brain_factory: BrainFactory,
                  admin_token: str | None = None, session_factory: SessionFactory | None = None,
-                 max_rooms: int = MAX_ROOMS) -> None:
+                 max_rooms: int = MAX_ROOMS, live_view: tuple[str, frozenset[str] | None] | None = None) -> None:
         self.scheduler = scheduler
         self.recordings = recordings
         self.brain_factory = brain_factory
         self.session_factory = session_factory or (lambda settings: domains.make_session(settings.spec))
         self.admin_token = admin_token or secrets.token_urlsafe(18)
         self.max_rooms = max_rooms
+        # (bind address, Host names it answers to): where a domain with a live 3D view serves it
+        self.live_view = live_view
         self.rooms: dict[str, Room] = {}
         self._created = 0
 
@@ -103,6 +105,9 @@ class RoomRegistry:
         try:
             settings.spec = domains.validate(settings.spec)
             session = self.session_factory(settings)
+            serve_view = getattr(session, "serve_live_view", None)
+            if serve_view is not None and self.live_view is not None:
+                serve_view(*self.live_view)
         except (SpecError, ValueError, OSError) as exc:
             raise ProtocolError("invalid", f"cannot make that game: {str(exc)[:200]}") from None
         brain = brain if brain is not None else self.make_brain(settings.model, settings.spec.domain)

@@ -13,6 +13,7 @@ const readline = require('readline')
 const { BotHost } = require('./lib/bots')
 const actions = require('./lib/actions')
 const { botJson, makeKitchenQuery } = require('./lib/observe')
+const spots = require('./lib/spots')
 const { ActionError } = require('./lib/task')
 const { DEFAULT_VERSION } = require('./lib/constants')
 
@@ -22,7 +23,7 @@ const kitchenQuery = makeKitchenQuery()
 
 const DEFAULT_TIMEOUT_MS = {
   connect: 30000, goto: 20000, killMob: 30000, mineBlock: 20000, putFuelFurnace: 15000,
-  putItemFurnace: 15000, takeOutFurnace: 15000, putInChest: 15000, observe: 5000, reset: 10000
+  putItemFurnace: 15000, takeOutFurnace: 15000, putInChest: 15000, observe: 5000, reset: 10000, viewer: 10000
 }
 const ACTIONS = ['goto', 'killMob', 'mineBlock', 'putFuelFurnace', 'putItemFurnace', 'takeOutFurnace', 'putInChest']
 
@@ -32,15 +33,35 @@ function needBot () {
   return bot
 }
 
+// The kitchen state first: its block spots spare every bot a scan of the world.
 async function observe () {
+  const bot = host.anyConnected()
+  const kitchen = bot ? await kitchenQuery(bot, 'state') : null
+  if (bot) spots.setKitchen(kitchen)
   const bots = {}
   for (const name of host.names()) {
     const entry = host.bots.get(name)
     bots[name] = entry.connected && entry.bot.entity ? botJson(entry.bot, entry.action) : { connected: false }
   }
-  const bot = host.anyConnected()
-  const kitchen = bot ? await kitchenQuery(bot, 'state') : null
   return { bots, kitchen, cache: host.cache }
+}
+
+// The 3D view server (lib/viewer.js), started on the first `viewer` request and kept across
+// requests; a bridge that restarts starts it again when asked (same port).
+let viewer = null
+async function startView (args) {
+  if (!viewer) {
+    const { startViewer } = require('./lib/viewer')
+    viewer = await startViewer({
+      pickBot: () => host.anyConnected(),
+      allBots: () => host.names().map(n => host.bots.get(n)).filter(e => e.connected).map(e => e.bot),
+      centreFor: spots.kitchenCentre,
+      bind: String(args.bind || '127.0.0.1'),
+      port: Number(args.port || 0),
+      allowed: Array.isArray(args.allowed) ? args.allowed.map(h => String(h).toLowerCase()) : []
+    })
+  }
+  return { port: viewer.port }
 }
 
 const OPS = {
@@ -51,7 +72,8 @@ const OPS = {
   observe,
   chat: async (args) => { host.get(args.bot).bot.chat(String(args.text)); return { sent: true } },
   reset: async (args) => kitchenQuery(needBot(), `reset ${Number(args.seed ?? 0)}`),
-  kitchen: async (args) => kitchenQuery(needBot(), String(args.command))
+  kitchen: async (args) => kitchenQuery(needBot(), String(args.command)),
+  viewer: startView
 }
 
 async function handle (line) {
@@ -89,6 +111,7 @@ process.on('unhandledRejection', (err) => console.error('unhandled: ' + (err && 
 const rl = readline.createInterface({ input: process.stdin })
 rl.on('line', (line) => { if (line.trim()) handle(line) })
 rl.on('close', () => {
+  if (viewer) viewer.close()
   host.quitAll()
   setTimeout(() => process.exit(0), 300)
 })

@@ -141,6 +141,8 @@ async def test_a_killed_bridge_is_restarted_and_the_recording_says_so(tmp_path: 
 
 
 async def test_a_server_of_another_version_is_named_in_one_line() -> None:
+    """By the bridge (a typed error) and by a session (one line saying what to pass); one server
+    of the other version serves both, since starting one costs seconds of the slow tier."""
     server = EmbeddedServer(KitchenConfig(seed=0), version="1.18.2")
     address = await server.start()
     bridge = BridgeTransport()
@@ -151,19 +153,12 @@ async def test_a_server_of_another_version_is_named_in_one_line() -> None:
         message = str(caught.value)
         assert caught.value.code == "version_mismatch", message
         assert "1.18.2" in message and "1.19.2" in message and "\n" not in message
+
+        session = MinecraftSession(n_agents=2, address=dataclasses.replace(address, version="1.19.2"))
+        with pytest.raises(WorldLost) as lost:
+            await session.reset(0)
+        assert str(lost.value) == (f"the server at 127.0.0.1:{address.port} speaks Minecraft 1.18.2 but the bots "
+                                   "were started for 1.19.2 (use --mc-version 1.18.2)")
     finally:
         await bridge.close()
-        await server.stop()
-
-
-async def test_a_session_against_another_version_ends_with_one_line() -> None:
-    server = EmbeddedServer(KitchenConfig(seed=0), version="1.18.2")
-    address = await server.start()
-    try:
-        session = MinecraftSession(n_agents=2, address=dataclasses.replace(address, version="1.19.2"))
-        with pytest.raises(WorldLost) as caught:
-            await session.reset(0)
-        assert str(caught.value) == (f"the server at 127.0.0.1:{address.port} speaks Minecraft 1.18.2 but the bots "
-                                     "were started for 1.19.2 (use --mc-version 1.18.2)")
-    finally:
         await server.stop()

@@ -129,3 +129,33 @@ async def test_planner_walks_an_order_through_the_pipeline(fakes) -> None:
     bridge.obs["bots"]["Steve"]["inventory"][dish] = 1
     await session.step(["noop(Alex)", "noop(Steve)"])
     assert planner.act(session) == ["noop(Alex)", f"putInChest(Steve, {dish})"]
+
+
+async def test_the_3d_view_is_asked_of_the_bridge_and_named_in_the_static_view(fakes) -> None:
+    bridge = fakes.FakeBridge(fakes.observation(Alex=fakes.bot_view(), Steve=fakes.bot_view()))
+    bridge.actions[("viewer", "")] = {"port": 43210}
+    session = MinecraftSession(n_agents=2, address=ServerAddress(port=1, kitchen_plugin=True), bridge=bridge)
+    session.serve_live_view("127.0.0.1", frozenset({"localhost", "127.0.0.1"}))
+    await session.reset()
+    assert ("viewer", {"bind": "127.0.0.1", "port": 0, "allowed": ["127.0.0.1", "localhost"]}) in bridge.calls
+    assert session.static_view()["view3d"] == {"port": 43210}
+    for hook in bridge.on_restart:  # what a restarted bridge runs: the bots rejoin, the view comes back on its port
+        await hook()
+    assert bridge.calls[-1] == ("viewer", {"bind": "127.0.0.1", "port": 43210, "allowed": ["127.0.0.1", "localhost"]})
+
+
+async def test_a_3d_view_that_cannot_start_leaves_the_game_alone(fakes) -> None:
+    bridge = fakes.FakeBridge(fakes.observation(Alex=fakes.bot_view(), Steve=fakes.bot_view()))
+    bridge.actions[("viewer", "")] = ActionFailed("internal", "Cannot find module 'prismarine-viewer'")
+    session = MinecraftSession(n_agents=2, address=ServerAddress(port=1, kitchen_plugin=True), bridge=bridge)
+    session.serve_live_view("127.0.0.1", None)
+    await session.reset()
+    assert session.static_view()["view3d"] is None
+    step = await session.step(["noop(Alex)", "noop(Steve)"])
+    assert "Alex waited." in step.notes
+
+
+async def test_without_a_game_server_there_is_no_3d_view(fakes) -> None:
+    session, bridge = await make(fakes)
+    assert session.static_view()["view3d"] is None
+    assert not [op for op, _ in bridge.calls if op == "viewer"]

@@ -4,20 +4,26 @@ A game server runs in-process with a Minecraft start-up room (the embedded serve
 mineflayer bots, the built-in planner as dispatcher, autoplay for one 20-step episode). A person
 opens the page, waits a moment on the room list and clicks "Watch". The test then checks what a
 watcher reads: the orders, both bots with their position, inventory and health, the furnace,
-chest, animal and block rows, the last step's commands, and, within the episode, an order served
-(the score and the step's "Served ..." line), then the end-of-episode summary. No script error
-may happen on the page. Screenshots land in the test's tmp_path (and in $MINDAGENT_SCREENSHOTS
+chest, animal and block rows, the last step's commands, the live 3D view of the world beside the
+orders (prismarine-viewer's WebGL canvas in its frame, drawn by Chromium's software renderer
+SwiftShader: a screenshot of it must show a picture, not one flat colour), and, within the
+episode, an order served (the score and the step's "Served ..." line), then the end-of-episode
+summary. No script error may happen on the page. Screenshots land in the test's tmp_path (and in $MINDAGENT_SCREENSHOTS
 when that is set); the mid-episode one is also copied to /tmp/mc_browser_mid.png. About 50 s;
 needs Node with `npm ci` in minecraft/node, the playwright package and Debian's chromium.
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import shutil
+import struct
+import zlib
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -27,8 +33,12 @@ from minecraft.transport import NODE_DIR
 
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio]
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
+# WebGL without a GPU: Chromium's software renderer (SwiftShader) through ANGLE.
+ARGS = ["--no-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--ignore-gpu-blocklist",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"]
+#: Distinct colours a screenshot of the 3D view needs to count as a drawn world (a blank or
+#: one-colour canvas has 1; the kitchen with grass, blocks and animals has hundreds).
+MIN_VIEW_COLOURS = 50
 STEPS = 20
 MID_COPY = Path("/tmp/mc_browser_mid.png")
 
@@ -41,6 +51,43 @@ SERVED_FRAME = """() => {
            completed: Number(document.getElementById("completed").textContent),
            feedback: [...document.querySelectorAll("#feedback li")].map((li) => li.textContent), good };
 }"""
+
+
+def png_colours(png: bytes) -> int:
+    """Distinct colours of an 8-bit RGB/RGBA PNG (what Chromium's screenshots are), stdlib only."""
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    at, idat, width, height, channels = 8, b"", 0, 0, 0
+    while at < len(png):
+        size, kind = struct.unpack(">I4s", png[at:at + 8])
+        body = png[at + 8:at + 8 + size]
+        if kind == b"IHDR":
+            width, height, depth, colour, _, _, interlace = struct.unpack(">IIBBBBB", body)
+            assert depth == 8 and colour in (2, 6) and interlace == 0, (depth, colour, interlace)
+            channels = 3 if colour == 2 else 4
+        elif kind == b"IDAT":
+            idat += body
+        at += size + 12
+    raw, stride = zlib.decompress(idat), width * channels
+    prev, seen = bytearray(stride), set()
+    for y in range(height):
+        line = raw[y * (stride + 1):(y + 1) * (stride + 1)]
+        kind, row = line[0], bytearray(line[1:])
+        for i in range(stride):  # undo the row filter (PNG spec, section 9)
+            left = row[i - channels] if i >= channels else 0
+            up, corner = prev[i], prev[i - channels] if i >= channels else 0
+            if kind == 1:
+                row[i] = (row[i] + left) & 255
+            elif kind == 2:
+                row[i] = (row[i] + up) & 255
+            elif kind == 3:
+                row[i] = (row[i] + (left + up) // 2) & 255
+            elif kind == 4:
+                p = left + up - corner
+                pa, pb, pc = abs(p - left), abs(p - up), abs(p - corner)
+                row[i] = (row[i] + (left if pa <= pb and pa <= pc else up if pb <= pc else corner)) & 255
+        seen.update(bytes(row[i:i + 3]) for i in range(0, stride, channels))
+        prev = row
+    return len(seen)
 
 
 def need(require: Any) -> None:
@@ -81,6 +128,9 @@ async def test_watch_a_minecraft_room_in_chromium(tmp_path: Path, require: Any) 
             console_errors: list[str] = []
             page.on("pageerror", lambda exc: errors.append(str(exc)))
             page.on("console", lambda msg: console_errors.append(msg.text) if msg.type == "error" else None)
+            # everything, the 3D view's bundle and textures too, comes from this machine: no internet
+            hosts: set[str] = set()
+            page.on("request", lambda req: hosts.add(urlsplit(req.url).hostname or urlsplit(req.url).scheme))
             await page.goto(server.url)
 
             # The room list, as a person sees it; they read it a moment before clicking.
@@ -107,6 +157,7 @@ async def test_watch_a_minecraft_room_in_chromium(tmp_path: Path, require: Any) 
                 f"{join['host']}:{join['port']}")
             await expect(page.locator("#recipes li b").first).to_have_text(re.compile(r"^cooked_\w+$"))
             await shot(page, "watch_start.png")
+
 
             # Orders: cooked meats with their remaining steps.
             orders = page.locator("#orders li.order")
@@ -147,13 +198,33 @@ async def test_watch_a_minecraft_room_in_chromium(tmp_path: Path, require: Any) 
                 await expect(row.locator(".cmd")).to_have_text(re.compile(rf"^\w+\({name}(, \w+)?\)$"))
                 await expect(row.locator(".result")).to_have_text(re.compile(r"^(done|refused: .+|dispatcher not ready: idle)$"))
 
-            # Within the episode an order is served: the score counts it and the step says so.
-            served = await (await page.wait_for_function(SERVED_FRAME, timeout=60_000, polling="raf")).json_value()
+            # Within the episode an order is served: the score counts it and the step says so. Meanwhile
+            # the live 3D view beside the orders draws the bots' world in WebGL in its frame.
+            serving = asyncio.ensure_future(page.wait_for_function(SERVED_FRAME, timeout=60_000, polling="raf"))
+            view = room.session.static_view()["view3d"]
+            assert view is not None and view["port"] > 0
+            await expect(page.locator("#view3d-card")).to_be_visible()
+            await expect(page.locator("#view3d")).to_have_attribute("src", re.compile(rf":{view['port']}/$"))
+            canvas = page.frame_locator("#view3d").locator("canvas")
+            await expect(canvas).to_be_visible(timeout=30_000)
+            colours = 0
+            for _ in range(40):  # the world arrives chunk by chunk and is meshed in a worker
+                colours = png_colours(await canvas.screenshot())
+                if colours >= MIN_VIEW_COLOURS:
+                    break
+                await page.wait_for_timeout(1000)
+            drawn_at = room.session.step_index
+            assert colours >= MIN_VIEW_COLOURS, f"the 3D view shows {colours} colour(s): blank"
+            assert drawn_at < STEPS, "the 3D view was drawn only after the episode"
+            await page.locator("#view3d-card").screenshot(path=str(tmp_path / "watch_3d.png"))
+            shots.append("watch_3d.png")
+            served = await (await serving).json_value()
             assert served["completed"] >= 1, served
             dishes = [m.group(1) for line in served["good"] if (m := re.fullmatch(r"Served (cooked_\w+)!", line))]
             assert dishes, served
             assert all(f"Order for {dish} completed." in served["feedback"] for dish in dishes), served
             await shot(page, "watch_served.png")
+
 
             # Mid-episode: the picture a watcher has half-way through.
             await page.wait_for_function(f"() => Number(document.getElementById('step').textContent) >= {STEPS // 2}",
@@ -176,6 +247,7 @@ async def test_watch_a_minecraft_room_in_chromium(tmp_path: Path, require: Any) 
             await shot(page, "watch_end.png")
             assert not errors, errors
             assert not console_errors, console_errors
+            assert hosts <= {"127.0.0.1", "data", "blob"}, hosts
         finally:
             await browser.close()
 

@@ -218,10 +218,20 @@ function showGame(on) {
   $("game").hidden = !on;
   $("to-lobby").hidden = !on;
   $("dispatcher").hidden = !on;
-  if (!on) { $("room-title").textContent = ""; $("survey").hidden = true; }
+  if (!on) { $("room-title").textContent = ""; $("survey").hidden = true; showView3d(null); }
 }
 
 // ------------------------------------------------------------------- game
+// A domain with a live 3D view (Minecraft) serves it on its own port of this host; the page
+// frames it, and keeps the frame across episodes (the view follows the same world).
+function showView3d(view) {
+  const frame = $("view3d");
+  $("view3d-card").hidden = !view;
+  if (!view) { frame.removeAttribute("src"); return; }
+  const src = `${location.protocol}//${location.hostname}:${Number(view.port)}/`;
+  if (frame.getAttribute("src") !== src) frame.setAttribute("src", src);
+}
+
 function renderStatic(info) {
   const who = app.role === "player" ? `you play ${agentName(app.agent)}` : app.role === "head_chef" ? "you are the head chef" : "watching";
   $("room-title").textContent = `${info.level} · room ${info.room} · ${who}`;
@@ -236,6 +246,7 @@ function renderStatic(info) {
       `Join this world with a Minecraft client ${info.join.version} (offline mode) at ${info.join.host}:${info.join.port}; ` +
       "your chat lines reach the dispatcher as head-chef words." }));
   }
+  showView3d(info.view3d);
   const names = info.agent_names || [];
   const example = names.length && (info.dishes || []).length ?
     `e.g. ${names[names.length > 1 ? 1 : 0]}, make ${info.dishes[0]}` : "e.g. agent1, make the tuna sushi";

@@ -6,6 +6,7 @@
 
 const { goals } = require('mineflayer-pathfinder')
 const { ActionError, waitFor, withTimeout, sleep } = require('./task')
+const { findNamed, kitchenLists } = require('./spots')
 
 const SEARCH_RADIUS = 64
 const REACH = 3
@@ -13,6 +14,9 @@ const HIT_INTERVAL_MS = 350
 const MAX_HITS = 40
 const WINDOW_TIMEOUT_MS = 5000
 const PICKUP_RADIUS = 4
+// How long a bot waits for its copy of the world to show what the kitchen state listed (an animal
+// or block respawned at the last clock advance whose packet is still on its way on a busy machine).
+const CATCH_UP_MS = 3000
 
 const round1 = (v) => Math.round(v * 10) / 10
 // null while a position is not a number (a dead bot's client briefly has NaN coordinates)
@@ -36,11 +40,25 @@ function itemInfo (bot, name) {
   return info
 }
 
-function findBlockNamed (bot, name) {
-  const info = bot.registry.blocksByName[name]
-  if (!info) return null
-  return bot.findBlock({ matching: info.id, maxDistance: SEARCH_RADIUS })
+const findBlockNamed = (bot, name) => findNamed(bot, name, SEARCH_RADIUS)
+
+// `find()`, or, when the kitchen lists such a thing but the bot does not see it yet, `find()` again
+// after the bot's world showed one (or CATCH_UP_MS passed).
+async function caughtUp (bot, name, find, event, filter, task) {
+  const found = find()
+  if (found || !kitchenLists(name)) return found
+  try {
+    await waitFor(bot, event, { filter, timeoutMs: CATCH_UP_MS, task, what: `${name} in the bot's world` })
+  } catch (err) {
+    task.check()
+  }
+  return find()
 }
+
+const seeBlock = (bot, name, task) => caughtUp(bot, name, () => findBlockNamed(bot, name), 'blockUpdate',
+  (oldBlock, newBlock) => newBlock && newBlock.name === name, task)
+const seeEntity = (bot, name, task) => caughtUp(bot, name, () => nearestEntity(bot, name), 'entitySpawn',
+  (e) => e.name === name, task)
 
 function nearestEntity (bot, name) {
   let best = null
@@ -68,9 +86,10 @@ async function moveNear (bot, pos, range, task) {
 
 async function goto (bot, { target }, task) {
   let pos = null
-  const block = findBlockNamed(bot, target)
+  const block = bot.registry.blocksByName[target] ? await seeBlock(bot, target, task) : null
+  const entity = block ? null : await seeEntity(bot, target, task)
   if (block) pos = block.position
-  else if (nearestEntity(bot, target)) pos = nearestEntity(bot, target).position
+  else if (entity) pos = entity.position
   else if (bot.players[target] && bot.players[target].entity) pos = bot.players[target].entity.position
   if (!pos) throw new ActionError('not_found', `found no ${target} nearby`)
   await moveNear(bot, pos, 2, task)
@@ -102,7 +121,7 @@ async function collectDrops (bot, center, task) {
 
 async function killMob (bot, { mob }, task) {
   if (!bot.registry.entitiesByName[mob]) throw new ActionError('unknown_target', `there is no mob called ${mob}`)
-  const target = nearestEntity(bot, mob)
+  const target = await seeEntity(bot, mob, task)
   if (!target) throw new ActionError('not_found', `found no ${mob} nearby`)
   const weapon = bot.inventory.items().find(it => it.name.endsWith('_sword'))
   if (weapon) await bot.equip(weapon, 'hand')
@@ -132,7 +151,7 @@ async function killMob (bot, { mob }, task) {
 
 async function mineBlock (bot, { block }, task) {
   if (!bot.registry.blocksByName[block]) throw new ActionError('unknown_target', `there is no block called ${block}`)
-  const target = findBlockNamed(bot, block)
+  const target = await seeBlock(bot, block, task)
   if (!target) throw new ActionError('not_found', `found no ${block} nearby`)
   await moveNear(bot, target.position, 2, task)
   const tool = bot.pathfinder.bestHarvestTool(target)
@@ -163,7 +182,7 @@ async function mineBlock (bot, { block }, task) {
 }
 
 async function openNamed (bot, blockName, task) {
-  const block = findBlockNamed(bot, blockName)
+  const block = await seeBlock(bot, blockName, task)
   if (!block) throw new ActionError('not_found', `found no ${blockName} nearby`)
   await moveNear(bot, block.position, 2, task)
   const open = blockName === 'furnace' ? bot.openFurnace(block) : bot.openContainer(block)

@@ -43,8 +43,17 @@ class BotHost {
     if (!Array.isArray(names) || names.length === 0) throw new ActionError('bad_args', 'names must be a non-empty list')
     const missing = names.filter(n => !(this.bots.get(n) && this.bots.get(n).connected))
     if (missing.length) await checkVersion(host, port, version)
-    const started = missing.map(n => this.connectOne(n, host, port, version, token))
-    await Promise.all(started)
+    // One after another: joining together, each bot waits for the others' world to be sent too,
+    // and on a busy machine four at once ran past the spawn timeout. A failure does not stop the rest.
+    let failed = null
+    for (const n of missing) {
+      try {
+        await this.connectOne(n, host, port, version, token)
+      } catch (err) {
+        failed = failed || err
+      }
+    }
+    if (failed) throw failed
     return { connected: this.names().filter(n => this.bots.get(n).connected) }
   }
 

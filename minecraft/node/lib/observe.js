@@ -1,37 +1,19 @@
 'use strict'
 // Observation computed on the Node side and returned as one JSON object (building it in Python
 // would cost a round trip per property). Per bot: position, health, inventory, nearby blocks
-// of interest and nearby entities with distances. Kitchen state (furnace, chest, mobs, every
+// of interest (lib/spots.js: from the kitchen state, no world scan) and nearby entities with
+// distances. Kitchen state (furnace, chest, mobs, every
 // player's inventory, so the human's too) comes from our server's `/kitchen state` command;
 // on a server without it, the containers are the last ones a bot saw through a window.
 
 const { counts, posJson } = require('./actions')
 const { waitFor } = require('./task')
+const { BLOCKS_OF_INTEREST, blocksNear } = require('./spots')
 
-const BLOCKS_OF_INTEREST = ['furnace', 'chest', 'coal_ore', 'oak_log']
 const RADIUS = 16
 const KITCHEN_QUERY_MS = 1500
 
 const round1 = (v) => Math.round(v * 10) / 10
-
-function nearbyBlocks (bot, radius) {
-  const ids = new Map()
-  for (const name of BLOCKS_OF_INTEREST) {
-    const info = bot.registry.blocksByName[name]
-    if (info) ids.set(info.id, name)
-  }
-  // One scan for all kinds: findBlocks walks every loaded section in range, so it is the cost.
-  const found = bot.findBlocks({ matching: [...ids.keys()], maxDistance: radius, count: 128 })
-  const out = {}
-  for (const pos of found) {
-    const name = ids.get(bot.blockAt(pos).type)
-    const d = round1(pos.offset(0.5, 0.5, 0.5).distanceTo(bot.entity.position))
-    const seen = out[name] || (out[name] = { count: 0, nearest: d })
-    seen.count++
-    seen.nearest = Math.min(seen.nearest, d)
-  }
-  return out
-}
 
 function nearbyEntities (bot, radius) {
   const out = []
@@ -53,7 +35,7 @@ function botJson (bot, busy) {
     position,
     health: round1(bot.health ?? 20),
     inventory: counts(bot.inventory.items()),
-    blocks: position ? nearbyBlocks(bot, RADIUS) : {},
+    blocks: position ? blocksNear(bot, RADIUS) : {},
     entities: position ? nearbyEntities(bot, RADIUS) : [],
     busy
   }
