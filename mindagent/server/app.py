@@ -29,6 +29,7 @@ from mindagent.domain import Domain
 from mindagent.prompt.builder import PromptConfig
 from mindagent.server.connection import Connection
 from mindagent.server.http import StaticSite, served_names
+from mindagent.server.lane import FrameLane
 from mindagent.server.pacing import COUNTDOWN_S, HUMAN_TICK_S
 from mindagent.server.protocol import HARD_FRAME_BYTES, VERSION
 from mindagent.server.ratelimit import DEFAULT_CAPACITY, DEFAULT_RATE
@@ -120,6 +121,8 @@ class GameServer:
                         MIN_TOKEN_CHARS)
         self.startup_room: Room | None = None
         self.connections: set[Connection] = set()
+        #: Client frames share the loop in slices, so no burst of them delays a room's clock.
+        self.lane = FrameLane()
         self._per_address: dict[str, int] = {}
         self._server: Server | None = None
 

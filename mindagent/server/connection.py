@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -82,9 +83,15 @@ class Connection:
                                    "rate": self.server.config.rate, "burst": self.server.config.burst},
                                    rooms=self.server.registry.listing()))
         try:
+            lane = self.server.lane
             async for frame in self.ws:
-                if not await self._on_frame(frame):
-                    break
+                await lane.enter()  # a burst of frames waits its turn; room clocks do not
+                started = time.perf_counter()
+                try:
+                    if not await self._on_frame(frame):
+                        break
+                finally:
+                    lane.leave(time.perf_counter() - started)
         except ConnectionClosed as exc:
             log.info("%s: connection closed (%s)", self.name, exc)
         finally:
