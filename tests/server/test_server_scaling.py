@@ -141,3 +141,32 @@ async def test_a_join_burst_does_not_stall_another_room(tmp_path: Path) -> None:
     assert server.lane.waited > 0  # the burst did outrun its slice
     assert due >= 5, "the burst was too short to measure anything"
     assert runs >= 0.6 * due, f"room B ran {runs} of {due} ticks during the burst"
+
+
+@pytest.mark.slow
+@pytest.mark.asyncio
+async def test_a_broadcast_is_compressed_once_for_all_members(server: GameServer) -> None:
+    """Three compressing clients watch the start-up room: each state is deflated once, the others
+    reuse those bytes, and every client still reads valid states (the browser's default offer)."""
+    from mindagent.server.fanout import deflate_cache
+
+    room = server.startup_room
+    assert room is not None
+    watchers = [await connect(server.ws_url, max_size=None) for _ in range(3)]  # offers permessage-deflate
+    try:
+        for ws in watchers:
+            assert "server_no_context_takeover" in (ws.response.headers.get("Sec-WebSocket-Extensions") or "")
+            await ws.recv()  # welcome
+            await ws.send(json.dumps({"v": 1, "type": "join", "room": room.id, "role": "spectator"}))
+        hits0 = deflate_cache.hits
+        room.start()
+        steps: dict[Any, list[int]] = {ws: [] for ws in watchers}
+        while min(len(seen) for seen in steps.values()) < 5:
+            for ws in watchers:
+                message = json.loads(await asyncio.wait_for(ws.recv(), 10))
+                if message["type"] == "state":
+                    steps[ws].append(message["step"])
+        assert deflate_cache.hits - hits0 >= 8  # at least two of three members reused each of 4+ states
+    finally:
+        for ws in watchers:
+            await ws.close()
