@@ -59,6 +59,8 @@ HISTORY = 8
 ERROR_REPEAT_S = 10.0
 #: Members of one room at once, by default (`--max-room-members`).
 MAX_MEMBERS = 600
+#: Scheduled ticks whose lateness a room keeps (for benchmarks; the oldest are dropped).
+LATENESS_KEPT = 20_000
 #: Spectators joining and leaving change only the people count: one state broadcast per this many
 #: seconds carries all of it (a join used to cost a full state to every member).
 COALESCE_S = 0.25
@@ -136,14 +138,14 @@ class Room:
         #: Clock honesty (benchmarks): each scheduled tick's lateness, measured from its own
         #: scheduled time to the run that served it; a tick skipped or merged into a late run
         #: counts with that run's lateness, and `ticks_due` against `tick_runs` shows the merging.
-        self.lags: deque[float] = deque(maxlen=20_000)
+        self.lags: deque[float] = deque(maxlen=LATENESS_KEPT)
         self.ticks_due = 0
         self.tick_runs = 0
-        self._due = 0.0
         self.errors: deque[str] = deque(maxlen=HISTORY)
         self.chef_lines: deque[dict[str, Any]] = deque(maxlen=HISTORY)
         self._clock = clock
         self._origin = clock()
+        self._due = self._origin  # the next scheduled tick not yet run
         self._members: dict[Member, Seat] = {}
         self._roles: dict[str, int] = dict.fromkeys(("player", "head_chef", "spectator"), 0)  # people per role
         self._players: dict[int, Member] = {}
@@ -489,7 +491,7 @@ class Room:
         """Called by the scheduler every `settings.tick` seconds; never raises."""
         now = self._clock()
         self._count_due(now)
-        if self.status != "running":
+        if self.status != "running" or self._closed:  # a tick already due when the server stopped
             return
         self.ticks += 1
         try:
@@ -504,10 +506,14 @@ class Room:
         """Every scheduled tick up to now is served by this run (a run up to half a period early
         serves the next one: the scheduler's timer may fire a hair before its time)."""
         self.tick_runs += 1
-        while self._due <= now + self._period / 2:
-            self.lags.append(max(0.0, now - self._due))
-            self.ticks_due += 1
-            self._due += self._period
+        period = self._period
+        if self._due > now + period / 2:
+            return
+        due = int((now + period / 2 - self._due) // period) + 1
+        for k in range(min(due, LATENESS_KEPT)):  # a clock stalled for hours is not worth a list
+            self.lags.append(max(0.0, now - (self._due + k * period)))
+        self.ticks_due += due
+        self._due += due * period
 
     async def step(self, force: bool = True) -> bool:
         """One joint step from people's queued commands and the dispatcher's ready decision.
@@ -516,7 +522,7 @@ class Room:
         step happened.
         """
         async with self._lock:
-            if self.status != "running" or self.session.done or not (force or self._turn_ready()):
+            if self._closed or self.status != "running" or self.session.done or not (force or self._turn_ready()):
                 return False
             t = self.session.step_index
             if self.dispatcher.plans:

@@ -99,6 +99,9 @@ async def test_lateness_counts_every_scheduled_tick(tmp_path: Path) -> None:
     await room.tick()
     assert room.tick_runs == 3 and room.ticks_due == 5
     assert [round(lag, 3) for lag in room.lags] == [0.002, 2.5, 1.5, 0.5, 0.0]
+    now[0] = 104.0 + 1_000_000.25  # a clock stalled for eleven days: counted, not looped over
+    await room.tick()
+    assert room.ticks_due == 5 + 1_000_000 and len(room.lags) <= 20_000
     await room.close()
 
 
@@ -170,3 +173,18 @@ async def test_a_broadcast_is_compressed_once_for_all_members(server: GameServer
     finally:
         for ws in watchers:
             await ws.close()
+
+
+@pytest.mark.asyncio
+async def test_a_tick_already_due_when_the_room_closes_does_nothing(make_room: Any, member: Any) -> None:
+    """Stopping a server with hundreds of rooms closed some while their tick was queued: each then
+    failed writing to its closed recording (a traceback per room)."""
+    room = await make_room()
+    watcher = member("w")
+    room.join(watcher, "spectator")
+    room.start()
+    await room.step()
+    await room.close()
+    watcher.inbox.clear()
+    await room.tick()
+    assert room.session.step_index == 1 and not watcher.inbox and not room.errors
