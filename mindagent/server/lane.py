@@ -43,6 +43,7 @@ class FrameLane:
         self.cost_s = FIRST_COST_S  # moving average of one frame's handling time
         self.spent_s = 0.0  # handling time since the last release
         self.waited = 0  # frames that had to wait for a later loop iteration (for tests and figures)
+        self.handled = 0
         self._waiting: deque[asyncio.Future[None]] = deque()
         self._release_soon = False
 
@@ -67,6 +68,7 @@ class FrameLane:
 
     def leave(self, spent_s: float) -> None:
         """A frame's handling took `spent_s` seconds (it may have awaited: counted all the same)."""
+        self.handled += 1
         self.spent_s += spent_s
         self.cost_s += 0.1 * (min(spent_s, self.slice_s) - self.cost_s)
         if self.spent_s >= self.slice_s:
