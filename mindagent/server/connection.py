@@ -75,15 +75,18 @@ class Connection:
 
     # ----------------------------------------------------------------- input
     async def serve(self) -> None:
+        lane = self.server.lane
+        await lane.enter()  # the welcome lists every room: a burst of new connections waits its turn too
         writer = asyncio.get_running_loop().create_task(self._writer())
         home = self.server.domain
+        started = time.perf_counter()
         self.push(p.server_message("welcome", server="mindagent", protocol=p.VERSION, you=self.name,
                                    domain=home.name, title=home.title, levels=home.level_names(),
                                    limits={"frame_bytes": p.MAX_FRAME_BYTES,
                                    "rate": self.server.config.rate, "burst": self.server.config.burst},
                                    rooms=self.server.registry.listing()))
+        lane.leave(time.perf_counter() - started)
         try:
-            lane = self.server.lane
             async for frame in self.ws:
                 await lane.enter()  # a burst of frames waits its turn; room clocks do not
                 started = time.perf_counter()

@@ -188,3 +188,18 @@ async def test_a_tick_already_due_when_the_room_closes_does_nothing(make_room: A
     watcher.inbox.clear()
     await room.tick()
     assert room.session.step_index == 1 and not watcher.inbox and not room.errors
+
+
+@pytest.mark.asyncio
+async def test_welcomes_to_a_burst_of_new_connections_take_turns(server: GameServer) -> None:
+    """Each welcome lists every room, so a reconnect storm is work like any frame: it goes through
+    the lane (counted there) and every connection still gets its welcome."""
+    handled = server.lane.handled
+    sockets = await asyncio.gather(*(connect(server.ws_url, max_size=None) for _ in range(20)))
+    try:
+        welcomes = [json.loads(await asyncio.wait_for(ws.recv(), 10)) for ws in sockets]
+    finally:
+        for ws in sockets:
+            await ws.close()
+    assert all(w["type"] == "welcome" and len(w["rooms"]) == 1 for w in welcomes)
+    assert server.lane.handled - handled >= 20
