@@ -101,9 +101,9 @@ def serve(
         autoplay=autoplay, episodes=episodes, decision_timeout=timeout,
         dispatch=o.dispatch_settings("step" if dispatch == "auto" else dispatch, plan_steps, goal_every, team, control,
                                      partners) if explicit else None,
-        human_tick=human_tick or None, countdown=countdown,
-        compression="off" if compression == "off" else "member" if compression == "member" else "shared")
+        human_tick=human_tick or None, countdown=countdown)
     logging.getLogger("apscheduler").setLevel(logging.ERROR)  # "skipped: a step still running" is expected
+    config.compression = "off" if compression == "off" else "member" if compression == "member" else "shared"
     server = GameServer(config)
 
     async def run() -> None:
