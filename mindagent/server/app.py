@@ -28,7 +28,9 @@ from mindagent.dispatcher import DispatchSettings
 from mindagent.domain import Domain
 from mindagent.prompt.builder import PromptConfig
 from mindagent.server.connection import Connection
+from mindagent.server.fanout import SharedDeflateFactory
 from mindagent.server.http import StaticSite, served_names
+from mindagent.server.lane import FrameLane
 from mindagent.server.pacing import COUNTDOWN_S, HUMAN_TICK_S
 from mindagent.server.protocol import HARD_FRAME_BYTES, VERSION
 from mindagent.server.ratelimit import DEFAULT_CAPACITY, DEFAULT_RATE
@@ -84,6 +86,10 @@ class ServerConfig:
     #: Members of one room at once, and websocket connections from one address at once.
     max_room_members: int = MAX_MEMBERS
     max_per_address: int = MAX_PER_ADDRESS
+    #: permessage-deflate: "shared" compresses a broadcast once for all members (no context kept
+    #: between messages: a state is ~9x bigger on the wire than with "member", which compresses
+    #: per connection with context), "off" sends text uncompressed. See fanout.py.
+    compression: Literal["shared", "member", "off"] = "shared"
 
     def room_options(self) -> dict[str, Any]:
         """The settings every room of this server shares beyond the game (flags, not per room)."""
@@ -92,6 +98,15 @@ class ServerConfig:
     #: People's pace (pacing.py): real-time seconds per step while a person plays, and the countdown.
     human_tick: float | None = HUMAN_TICK_S
     countdown: float = COUNTDOWN_S
+
+
+def _compression(kind: str) -> dict[str, Any]:
+    """websockets' `serve` arguments for a `ServerConfig.compression` choice."""
+    if kind == "off":
+        return {"compression": None}
+    if kind == "member":
+        return {"compression": "deflate"}
+    return {"compression": "deflate", "extensions": [SharedDeflateFactory()]}
 
 
 def _address(connection: ServerConnection) -> str:
@@ -125,6 +140,8 @@ class GameServer:
                         MIN_TOKEN_CHARS)
         self.startup_room: Room | None = None
         self.connections: set[Connection] = set()
+        #: Client frames share the loop in slices, so no burst of them delays a room's clock.
+        self.lane = FrameLane()
         self._per_address: dict[str, int] = {}
         self._server: Server | None = None
 
@@ -134,7 +151,7 @@ class GameServer:
         self._server = await serve(
             self._handle, self.config.host, self.config.port, process_request=self._process_request,
             max_size=HARD_FRAME_BYTES, max_queue=32, ping_interval=20, ping_timeout=20, close_timeout=5,
-            server_header="mindagent")
+            server_header="mindagent", **_compression(self.config.compression))
         if self.config.startup is not None:
             settings = RoomSettings(self.config.startup, self.config.model, self.config.model_why, self.config.mode,
                                     self.config.tick, self.config.turn_timeout, self.config.startup_public,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -74,17 +75,26 @@ class Connection:
 
     # ----------------------------------------------------------------- input
     async def serve(self) -> None:
+        lane = self.server.lane
+        await lane.enter()  # the welcome lists every room: a burst of new connections waits its turn too
         writer = asyncio.get_running_loop().create_task(self._writer())
         home = self.server.domain
+        started = time.perf_counter()
         self.push(p.server_message("welcome", server="mindagent", protocol=p.VERSION, you=self.name,
                                    domain=home.name, title=home.title, levels=home.level_names(),
                                    limits={"frame_bytes": p.MAX_FRAME_BYTES,
                                    "rate": self.server.config.rate, "burst": self.server.config.burst},
                                    rooms=self.server.registry.listing()))
+        lane.leave(time.perf_counter() - started)
         try:
             async for frame in self.ws:
-                if not await self._on_frame(frame):
-                    break
+                await lane.enter()  # a burst of frames waits its turn; room clocks do not
+                started = time.perf_counter()
+                try:
+                    if not await self._on_frame(frame):
+                        break
+                finally:
+                    lane.leave(time.perf_counter() - started)
         except ConnectionClosed as exc:
             log.info("%s: connection closed (%s)", self.name, exc)
         finally:

@@ -59,6 +59,8 @@ HISTORY = 8
 ERROR_REPEAT_S = 10.0
 #: Members of one room at once, by default (`--max-room-members`).
 MAX_MEMBERS = 600
+#: Scheduled ticks whose lateness a room keeps (for benchmarks; the oldest are dropped).
+LATENESS_KEPT = 20_000
 #: Spectators joining and leaving change only the people count: one state broadcast per this many
 #: seconds carries all of it (a join used to cost a full state to every member).
 COALESCE_S = 0.25
@@ -133,11 +135,17 @@ class Room:
         self.status: Status = "waiting"
         self.episode = 1
         self.ticks = 0
-        self.lags: deque[float] = deque(maxlen=20_000)
+        #: Clock honesty (benchmarks): each scheduled tick's lateness, measured from its own
+        #: scheduled time to the run that served it; a tick skipped or merged into a late run
+        #: counts with that run's lateness, and `ticks_due` against `tick_runs` shows the merging.
+        self.lags: deque[float] = deque(maxlen=LATENESS_KEPT)
+        self.ticks_due = 0
+        self.tick_runs = 0
         self.errors: deque[str] = deque(maxlen=HISTORY)
         self.chef_lines: deque[dict[str, Any]] = deque(maxlen=HISTORY)
         self._clock = clock
         self._origin = clock()
+        self._due = self._origin  # the next scheduled tick not yet run
         self._members: dict[Member, Seat] = {}
         self._roles: dict[str, int] = dict.fromkeys(("player", "head_chef", "spectator"), 0)  # people per role
         self._players: dict[int, Member] = {}
@@ -153,6 +161,7 @@ class Room:
         self._answered_seats: set[tuple[str, int | None]] = set()
         self._state_soon: asyncio.TimerHandle | None = None  # a coalesced state broadcast pending
         self._view_cache: tuple[tuple[int, int, int], dict[str, Any]] | None = None
+        self._heavy_cache: tuple[tuple[int, int, int, int], dict[str, Any], str] | None = None
         self._static_cache: tuple[int, dict[str, Any], str] | None = None
         self._closed = False
         self._last_error_at = 0.0
@@ -216,6 +225,7 @@ class Room:
     def schedule(self, origin: float) -> None:
         """The wall-clock time of the first tick; ticks fall every `settings.tick` after it."""
         self._origin = origin
+        self._due = origin
 
     async def close(self) -> None:
         """Stop thinking, close the recording (an unfinished episode gets a ``stopped`` line)."""
@@ -482,8 +492,8 @@ class Room:
     async def tick(self) -> None:
         """Called by the scheduler every `settings.tick` seconds; never raises."""
         now = self._clock()
-        self.lags.append(max(0.0, (now - self._origin) % self._period))
-        if self.status != "running":
+        self._count_due(now)
+        if self.status != "running" or self._closed:  # a tick already due when the server stopped
             return
         self.ticks += 1
         try:
@@ -494,6 +504,19 @@ class Room:
             log.exception("room %s: step failed", self.id)
             self._room_error(f"the step failed on the server: {type(exc).__name__}")
 
+    def _count_due(self, now: float) -> None:
+        """Every scheduled tick up to now is served by this run (a run up to half a period early
+        serves the next one: the scheduler's timer may fire a hair before its time)."""
+        self.tick_runs += 1
+        period = self._period
+        if self._due > now + period / 2:
+            return
+        due = int((now + period / 2 - self._due) // period) + 1
+        for k in range(min(due, LATENESS_KEPT)):  # a clock stalled for hours is not worth a list
+            self.lags.append(max(0.0, now - (self._due + k * period)))
+        self.ticks_due += due
+        self._due += due * period
+
     async def step(self, force: bool = True) -> bool:
         """One joint step from people's queued commands and the dispatcher's ready decision.
 
@@ -501,7 +524,7 @@ class Room:
         step happened.
         """
         async with self._lock:
-            if self.status != "running" or self.session.done or not (force or self._turn_ready()):
+            if self._closed or self.status != "running" or self.session.done or not (force or self._turn_ready()):
                 return False
             t = self.session.step_index
             if self.dispatcher.plans:
@@ -691,18 +714,21 @@ class Room:
             member.push(frame)
 
     def broadcast_state(self) -> None:
-        """The state to every member, encoded once per distinct ``you`` (all spectators share one)."""
+        """The state to every member, encoded once per distinct ``you`` (all spectators share one,
+        and the step's bulky part is encoded once per step, not once per broadcast)."""
         if self._state_soon is not None:
             self._state_soon.cancel()
             self._state_soon = None
-        shared = self.state()
-        frames: dict[str, Frame] = {}
+        light, heavy, heavy_text = self._state_parts()
+        frames: dict[Any, Frame] = {}
         for member, seat in list(self._members.items()):
             you = self.you(seat)
-            key = encode(you)
+            # a seat without an agent sees only its role: no need to encode `you` to tell them apart
+            key: Any = seat.role if seat.agent is None else encode(you)
             frame = frames.get(key)
             if frame is None:
-                frame = frames[key] = Frame(server_message("state", **shared, you=you))
+                message = server_message("state", **light, you=you)
+                frame = frames[key] = Frame.encoded({**message, **heavy}, _splice(encode(message), heavy_text))
             member.push(frame)
 
     def _state_later(self) -> None:
@@ -723,6 +749,23 @@ class Room:
             self.broadcast_state()
 
     def state(self) -> dict[str, Any]:
+        light, heavy, _ = self._state_parts()
+        return {**light, **heavy}
+
+    def _state_parts(self) -> tuple[dict[str, Any], dict[str, Any], str]:
+        """The state in two parts: what may change between steps (encoded per message) and what
+        changes only with a step (the view and the last step: most of the bytes), with the latter's
+        encoded members, built once per step; a join used to re-encode all of it."""
+        key = (self.episode, self.session.step_index, self.ticks, id(self._last_step))
+        if self._heavy_cache is None or self._heavy_cache[0] != key:
+            heavy = {**self._view(), "last_step": self._last_step}
+            self._heavy_cache = (key, heavy, encode(heavy)[1:-1])
+        light, heavy = self._light_state(), self._heavy_cache[1]
+        for name in heavy:  # the view's entries win (its "agents" is the agents' list, not their count)
+            light.pop(name, None)
+        return light, heavy, self._heavy_cache[2]
+
+    def _light_state(self) -> dict[str, Any]:
         c = self.session.counts
         now = self._clock()
         if self.settings.mode == "realtime":
@@ -733,9 +776,7 @@ class Room:
             "room": self.id, "status": self.status, "episode": self.episode, **self.settings.describe(),
             "step": self.session.step_index, "max_steps": self.session.max_steps, "ticks": self.ticks,
             "next_step_in": round(next_in, 3) if self.status == "running" else None,
-            **self._view(),
             "controllers": ["human" if a in self._players else "dispatcher" for a in range(self.session.n_agents)],
-            "last_step": self._last_step,
             "counts": {"completed": c.completed, "failed": c.failed, "active": c.active},
             "score": collaboration_score(c.completed, c.failed, c.active),
             "dispatcher": self.dispatcher_info(),
@@ -788,10 +829,12 @@ class Room:
         """The `joined` message: static level data plus the first state (``re`` when given); the
         static part is spliced in already encoded."""
         static, static_text = self._static_view()
+        light, heavy, heavy_text = self._state_parts()
+        state = {**light, "you": self.you(seat)}
         rest = server_message("joined", room=self.id, role=seat.role, agent=seat.agent,
-                              state={**self.state(), "you": self.you(seat)}, **({"re": re} if re is not None else {}))
-        text = encode(rest)
-        return Frame.encoded({**rest, **static}, text[:-1] + "," + static_text + "}" if static_text else text)
+                              **({"re": re} if re is not None else {}))
+        text = _splice(encode(rest), '"state":' + _splice(encode(state), heavy_text))
+        return Frame.encoded({**rest, "state": {**state, **heavy}, **static}, _splice(text, static_text))
 
     def _people_count(self) -> dict[str, int]:
         return dict(self._roles)
@@ -822,3 +865,10 @@ class Room:
         task = asyncio.get_running_loop().create_task(coro)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
+
+
+def _splice(text: str, members: str) -> str:
+    """Add already-encoded members (``"k":v,...``, no braces) to an encoded object."""
+    if not members:
+        return text
+    return text[:-1] + ("," if text != "{}" else "") + members + "}"
