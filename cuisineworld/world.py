@@ -356,6 +356,16 @@ class World:
         return self._kitchen.legal(agent, labels.tables, self._orders.count_for)
 
 
+    def legal_labelled_all(self, labels: LegalLabels[U]) -> list[U]:
+        """Every agent's `legal_labelled` list, concatenated in agent order (one call per step for a team)."""
+        self._ensure_started()
+        kitchen, tables, count_for = self._kitchen, labels.tables, self._orders.count_for
+        out: list[U] = []
+        for agent in range(self.n_agents):
+            out += kitchen.legal(agent, tables, count_for)
+        return out
+
+
 class LegalLabels(Generic[U]):
     """Legal-move tables relabelled by `World.legal_labels` (opaque: pass it to `legal_labelled`)."""
 

@@ -82,9 +82,10 @@ class KitchenCore:
 
     def masks(self) -> np.ndarray:
         """``(n_agents, actions)`` booleans for the current state, computed once per state."""
-        if self._masks is None:
-            self._masks = self.table.masks(self.world)
-        return self._masks
+        masks = self._masks
+        if masks is None:
+            masks = self._masks = self.table.masks(self.world)
+        return masks
 
     def observe(self) -> np.ndarray:
         return self.observer.encode(self.world)
