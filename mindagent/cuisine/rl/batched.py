@@ -64,11 +64,24 @@ except ImportError:  # pragma: no cover - gymnasium 1.0
 
 BATCHED_REWARDS = ("sparse", "potential")
 MAX_ITEMS = 62  # a tool's content is an int64 bitmask
+_RAW_WORDS = 64  # 32-bit words taken from an order stream at a time
 
 _STORAGE, _SERVING, _TOOL = 0, 1, 2
 _NOOP, _GOTO, _GET, _PUT, _ACTIVATE = 0, 1, 2, 3, 4
 _VERB_CODES = {"noop": _NOOP, "goto": _GOTO, "get": _GET, "put": _PUT, "activate": _ACTIVATE}
 _ROLE_CODES = {"storage": _STORAGE, "serving": _SERVING, "tool": _TOOL}
+
+
+def _python_stream(seed: int) -> np.random.MT19937:
+    """The order generator `World` gets from ``random.Random(seed)``, as a NumPy bit generator.
+
+    Both are MT19937: Python seeds it and hands over its state, and NumPy then yields the same
+    32-bit words in bulk, from which `_draw` takes dishes exactly as `Random.choice` does."""
+    _, internal, _ = random.Random(seed).getstate()
+    stream = np.random.MT19937(0)
+    stream.state = {"bit_generator": "MT19937", "state": {"key": np.array(internal[:624], dtype=np.uint32),
+                                                         "pos": internal[624]}}
+    return stream
 
 
 def _popcount(x: np.ndarray, bits: int) -> np.ndarray:
@@ -133,9 +146,10 @@ class BatchedKitchens:
         if reward == "potential":
             self._compile_potential()
         self._rows = np.arange(n_worlds)
+        self._row_starts = (self._rows * self.obs_size)[:, None]
         self._alloc()
         self._generators: list[np.random.Generator] = []
-        self._streams: dict[tuple[int, int], random.Random] = {}
+        self._streams: dict[tuple[int, int], np.random.MT19937] = {}
         self._started = False
 
     # ------------------------------------------------------------- compiling
@@ -159,6 +173,7 @@ class BatchedKitchens:
         self.after = np.array([loc.gettable == "after_activation" for loc in locs], dtype=bool)
         self.start = next(j for j, loc in enumerate(locs) if loc.role == "serving")
         self.serving = [j for j, loc in enumerate(locs) if loc.role == "serving"]
+        self.serving_capped = any(self.cap[j] != -1 for j in self.serving)
         self.serving_slot = np.full(m, 0, dtype=np.int64)
         for s, j in enumerate(self.serving):
             self.serving_slot[j] = s
@@ -182,6 +197,18 @@ class BatchedKitchens:
             self.combos.append((type_id[r.tool], mask))
             if len(set(r.ingredients)) == len(r.ingredients):
                 self.recipes.append((type_id[r.tool], mask, item[r.product]))
+        # the same per tool type, padded: (types, most combos) masks, products (-1: none) and validity
+        width = max([1, *(sum(1 for t, _ in self.combos if t == kind) for kind in range(len(types)))])
+        self.combo_mask = np.zeros((len(types), width), dtype=np.int64)
+        self.combo_valid = np.zeros((len(types), width), dtype=bool)
+        self.combo_product = np.full((len(types), width), -1, dtype=np.int64)
+        filled = [0] * len(types)
+        makes = {(tool, mask): product for tool, mask, product in self.recipes}
+        for tool, mask in self.combos:
+            c = filled[tool]
+            filled[tool] += 1
+            self.combo_mask[tool, c], self.combo_valid[tool, c] = mask, True
+            self.combo_product[tool, c] = makes.get((tool, mask), -1)
         self.duplicate_refused = self.rules.duplicate_put == "refuse"
         self.serve_needs_order = not self.rules.serve_without_order
 
@@ -215,6 +242,8 @@ class BatchedKitchens:
         for j, cols in enumerate(gets):
             self.storage_get_cols[j, :len(cols)] = cols
 
+        self._mask_rows = self._build_mask_rows()
+
     def _compile_observation(self) -> None:
         obs = self.observer
         k = self.n_items
@@ -235,11 +264,27 @@ class BatchedKitchens:
         self.after_locs = np.flatnonzero(self.after)
         self.always_locs = np.flatnonzero(self.always)
         self.shifts = np.arange(k, dtype=np.int64)
+        agents = np.arange(self.n_agents, dtype=np.int64)
+        self._agent_bases = self.agents_at + agents * self.agent_block
+        self._held_bases = self._agent_bases + self.n_locs
+        self._agent_busy_cols = self._agent_bases + self.agent_block - 1
+        slots = np.arange(MAX_ACTIVE_ORDERS, dtype=np.int64)
+        self._order_bases = self.orders_at + slots * self.order_block
+        self._order_life_cols = self._order_bases + self.n_dishes
+        self._order_used_cols = self._order_bases + self.n_dishes + 1
+        # content bitmask -> the location block with its item flags set (levels of up to 14 items)
+        self._bit_rows: np.ndarray | None = None
+        if k <= 14:
+            values = np.arange(2**k, dtype=np.int64)[:, None]
+            self._bit_rows = np.zeros((2**k, self.loc_block), dtype=np.float32)
+            self._bit_rows[:, :k] = (values >> np.arange(k)) & 1
 
     def _compile_orders(self) -> None:
         level = self.level
         self.draw_dish = np.array([self.dishes.index(d) for d in level.dishes], dtype=np.int64)
-        self.draw_choices = list(range(len(level.dishes)))
+        # `random.Random.choice` over n dishes takes the top bits of 32-bit words, rejecting values >= n
+        self.draw_shift = 32 - len(level.dishes).bit_length()
+        self.draw_count = len(level.dishes)
         ranks = sorted(range(self.n_dishes), key=lambda d: self.dishes[d])
         self.name_rank = np.empty(self.n_dishes, dtype=np.int64)
         for r, d in enumerate(ranks):
@@ -248,7 +293,7 @@ class BatchedKitchens:
         self.lifetimes = np.array([[level.lifetime(d, t) for d in self.dishes] for t in self.taus], dtype=np.int64)
         self.interval_value = np.array([min(1.0, int(i) / self.observer.max_interval) for i in self.intervals])
         self.time_value = np.array([min(1.0, t / max(1, self.max_steps)) for t in range(self.max_steps + 1)])
-        self.draw_buffer = max(4, self.max_steps // max(1, int(self.intervals.min())) + 2)
+        self.draw_buffer = _RAW_WORDS
 
     def _compile_potential(self) -> None:
         """`rewards.RecipeProgress` as a matrix: phi = scale * sum(min(have, need) * subtree size)."""
@@ -283,7 +328,8 @@ class BatchedKitchens:
         self.tau_index = np.zeros(w, dtype=np.int64)
         self.seeded = np.zeros((w, len(self.taus)), dtype=bool)
         self.draws = np.zeros((w, len(self.taus), self.draw_buffer), dtype=np.int64)
-        self.draw_at = np.full((w, len(self.taus)), self.draw_buffer, dtype=np.int64)
+        self.draw_at = np.zeros((w, len(self.taus)), dtype=np.int64)
+        self.draw_len = np.zeros((w, len(self.taus)), dtype=np.int64)  # buffered draws; empty when draw_at reaches it
         self.phi_last = np.zeros(w, dtype=np.float64)
 
     # ---------------------------------------------------------------- episodes
@@ -293,7 +339,8 @@ class BatchedKitchens:
         self._generators = [seeding.np_random(s)[0] for s in seeds]
         self._streams = {}
         self.seeded[:] = False
-        self.draw_at[:] = self.draw_buffer
+        self.draw_at[:] = 0
+        self.draw_len[:] = 0
         self._reset_worlds(self._rows, seeds)
         self._started = True
         return self.observe(), self.masks()
@@ -309,11 +356,8 @@ class BatchedKitchens:
                 seed = int(rng.integers(2**31 - 1))
             if seed is not None:
                 self.seeded[w, k] = True
-                stream = self._streams.get((w, k))
-                if stream is None:
-                    stream = self._streams[(w, k)] = random.Random()
-                stream.seed(seed)
-                self.draw_at[w, k] = self.draw_buffer  # the buffered draws were of the old stream
+                self._streams[(w, k)] = _python_stream(seed)
+                self.draw_at[w, k] = self.draw_len[w, k] = 0  # the buffered draws were of the old stream
             self.tau_index[w] = k
         self.at[rows] = self.start
         self.hold[rows] = -1
@@ -337,14 +381,18 @@ class BatchedKitchens:
     def _draw(self, rows: np.ndarray) -> np.ndarray:
         """The next dish of each row's current order stream (refilling buffers in Python as needed)."""
         k = self.tau_index[rows]
-        empty = rows[self.draw_at[rows, k] >= self.draw_buffer]
+        empty = rows[self.draw_at[rows, k] >= self.draw_len[rows, k]]
         if empty.size:
-            choices, size = self.draw_choices, self.draw_buffer
+            shift, count = self.draw_shift, self.draw_count
             for w in empty.tolist():
                 tau = int(self.tau_index[w])
-                choice = self._streams[(w, tau)].choice
-                self.draws[w, tau] = [choice(choices) for _ in range(size)]
-                self.draw_at[w, tau] = 0
+                stream = self._streams[(w, tau)]
+                drawn = np.zeros(0, dtype=np.uint64)
+                while not drawn.size:  # one dish would take 64 unlucky words in a row to come back empty
+                    drawn = stream.random_raw(_RAW_WORDS) >> shift
+                    drawn = drawn[drawn < count]
+                self.draws[w, tau, :drawn.size] = drawn
+                self.draw_at[w, tau], self.draw_len[w, tau] = 0, drawn.size
         at = self.draw_at[rows, k]
         drawn = self.draws[rows, k, at]
         self.draw_at[rows, k] = at + 1
@@ -372,81 +420,115 @@ class BatchedKitchens:
         self.order_id[rows] = np.where(slots == pos, ident[:, None], take(oi, src, axis=1))
 
     # ------------------------------------------------------------------ rules
-    def _here(self, j: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Per kitchen, location `j`'s content, busy counter, gettable flag and whether a get works."""
-        r = self._rows
-        content, busy, flag = self.content[r, j], self.loc_busy[r, j], self.gettable[r, j]
-        return content, busy, flag, self.always[j] | (self.after[j] & flag)
+    def _here(self, j: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Location `j`'s content, busy counter and whether a get works there (`rows` picks the kitchens)."""
+        idx = rows * self.n_locs + j  # flat indices: `np.take` gathers several times faster than a fancy index
+        flag = np.take(self.gettable, idx)
+        gettable = np.take(self.always, j) | (np.take(self.after, j) & flag)
+        return np.take(self.content, idx), np.take(self.loc_busy, idx), gettable
 
     def _product(self, j: np.ndarray, content: np.ndarray) -> np.ndarray:
-        """What activating `j` with `content` makes (an item), or -1."""
+        """What activating `j` with `content` makes (an item), or -1.
+
+        The few combos of a tool type are looped over in Python: NumPy reduces over a short last
+        axis far slower than it compares whole columns."""
+        kind = np.take(self.type_of, j)
+        masks = np.take(self.combo_mask, kind, axis=0)
+        products = np.take(self.combo_product, kind, axis=0)
         out = np.full(content.shape, -1, dtype=np.int64)
-        kind = self.type_of[j]
-        for tool, mask, product in self.recipes:
-            out[(kind == tool) & (content == mask)] = product
+        for c in range(masks.shape[-1]):
+            out = np.where(masks[..., c] == content, products[..., c], out)  # padding has product -1
         return out
 
     def _can_extend(self, j: np.ndarray, content: np.ndarray, item: np.ndarray) -> np.ndarray:
         """The waste rule: some recipe of `j`'s tool uses `item` and everything already inside."""
+        kind = np.take(self.type_of, j)
+        masks = np.take(self.combo_mask, kind, axis=0)
+        valid = np.take(self.combo_valid, kind, axis=0)
         ok = np.zeros(content.shape, dtype=bool)
-        kind = self.type_of[j]
-        for tool, mask in self.combos:
-            ok |= (kind == tool) & ((content & ~mask) == 0) & (((mask >> item) & 1) == 1)
+        for c in range(masks.shape[-1]):
+            mask = masks[..., c]
+            ok |= valid[..., c] & ((content & ~mask) == 0) & (((mask >> item) & 1) == 1)
         return ok
 
-    def _open_minus_served(self, dish: np.ndarray) -> np.ndarray:
+    def _open_minus_served(self, dish: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """Open orders for `dish` minus copies already waiting on serving tables (the fixed rules' test)."""
-        r = self._rows
         d = np.maximum(dish, 0)
-        asked = (self.order_dish == d[:, None]).sum(axis=1)
-        waiting = self.served[r, :, d].sum(axis=1)
+        orders = self.order_dish if dish.ndim == 1 else self.order_dish[:, None, :]
+        asked = (orders == d[..., None]).sum(axis=-1)
+        waiting = np.zeros(dish.shape, dtype=np.int64)
+        for t in range(len(self.serving)):
+            waiting += self.served[rows, t, d]
         return np.asarray(asked - waiting)
 
-    def _put_ok(self, a: int, j: np.ndarray, content: np.ndarray, busy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Whether agent `a` may put what it holds at `j` (its position checked by the caller); and `inside`."""
-        held = self.hold[:, a]
+    def _put_ok(self, held: np.ndarray, free: np.ndarray, j: np.ndarray, content: np.ndarray, busy: np.ndarray,
+                rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Whether an agent holding `held` may put it at `j` (its position checked by the caller); and `inside`.
+
+        Works on any shape: one agent over kitchens, or all agents at once (`rows` broadcast to it)."""
         item = np.maximum(held, 0)
-        role = self.role[j]
+        role = np.take(self.role, j)
         inside = ((content >> item) & 1) == 1
-        dish = self.item_dish[item]
+        dish = np.take(self.item_dish, item)
         serve_ok = dish >= 0
         if self.serve_needs_order:
-            serve_ok &= self._open_minus_served(dish) > 0
+            serve_ok &= self._open_minus_served(dish, rows) > 0
         tool_ok = (inside & (not self.duplicate_refused)) | (~inside & self._can_extend(j, content, item))
         role_ok = (role == _STORAGE) | ((role == _SERVING) & serve_ok) | ((role == _TOOL) & tool_ok)
-        cap = self.cap[j]
-        length = np.where(role == _SERVING, self.served[self._rows, self.serving_slot[j]].sum(axis=1),
-                          _popcount(content, self.n_items))
-        waiting = self.served[self._rows, self.serving_slot[j], np.maximum(dish, 0)] > 0
-        cap_ok = (cap == -1) | (length < cap) | np.where(role == _SERVING, waiting & (dish >= 0), inside)
-        ok = (held >= 0) & role_ok & (self.agent_busy[:, a] == 0) & (busy == 0) & cap_ok
+        cap = np.take(self.cap, j)
+        if self.serving_capped:
+            slot = self.serving_slot[j]
+            length = np.where(role == _SERVING, self.served[rows, slot].sum(axis=-1), _popcount(content, self.n_items))
+            waiting = self.served[rows, slot, np.maximum(dish, 0)] > 0
+            present = np.where(role == _SERVING, waiting & (dish >= 0), inside)
+        else:  # serving tables take any number of dishes: only tools have a capacity
+            length = _popcount(content, self.n_items)
+            present = inside
+        cap_ok = (cap == -1) | (length < cap) | present
+        ok = (held >= 0) & role_ok & free & (busy == 0) & cap_ok
         return ok, inside
 
     def masks(self) -> np.ndarray:
-        """``(W, n_agents, actions)``: what `ActionTable.masks` gives for each kitchen."""
-        w, n, size = self.n_worlds, self.n_agents, self.n_actions
-        out = np.zeros((w, n, size + 1), dtype=bool)
-        out[:, :, 0] = True
-        r = self._rows
-        for a in range(n):
-            free = self.agent_busy[:, a] == 0
-            out[:, a, self.goto_cols] = free[:, None]
-            j = self.at[:, a]
-            content, busy, _, gettable = self._here(j)
-            can = free & (busy == 0)
-            empty = can & (self.hold[:, a] < 0)
-            role = self.role[j]
-            take = empty & gettable
-            storage = take & (role == _STORAGE)
-            rows = r[storage]
-            out[rows[:, None], a, self.storage_get_cols[j[storage]]] = True
-            tool = take & (role != _STORAGE) & (_popcount(content, self.n_items) == 1)
-            out[r[tool], a, self.tool_get_col[j[tool]]] = True
-            act = empty & (content != 0) & (self._product(j, content) >= 0)
-            out[r[act], a, self.activate_col[j[act]]] = True
-            put, _ = self._put_ok(a, j, content, busy)
-            out[r[put], a, self.put_col[j[put]]] = True
-        return out[:, :, :size]
+        """``(W, n_agents, actions)``: what `ActionTable.masks` gives for each kitchen.
+
+        Only the agent's own location can offer a get, put or activation, so each agent's legal
+        set is fixed by its location and five flags; the row for (location, flags) is built once
+        (`_mask_rows`) and every agent of every kitchen looks its row up in one gather."""
+        rows = self._rows[:, None]
+        j = self.at
+        free = self.agent_busy == 0
+        content, busy, gettable = self._here(j, rows)
+        hold = self.hold
+        empty = free & (busy == 0) & (hold < 0)
+        role = np.take(self.role, j)
+        take = empty & gettable
+        code = j * 32 + free
+        code += (take & (role == _STORAGE)) * 2
+        code += (take & (role != _STORAGE) & (_popcount(content, self.n_items) == 1)) * 4
+        code += (empty & (content != 0) & (self._product(j, content) >= 0)) * 8
+        code += self._put_ok(hold, free, j, content, busy, rows)[0] * 16
+        return np.take(self._mask_rows, code, axis=0)
+
+    def _build_mask_rows(self) -> np.ndarray:
+        """One legal-action row per (location, flags): noop always; goto if free; then the location's
+        storage gets (2), tool get (4), activation (8) and put (16) where their flag is set."""
+        m, size = self.n_locs, self.n_actions
+        out = np.zeros((m * 32, size + 1), dtype=bool)
+        for j in range(m):
+            for flags in range(32):
+                row = out[j * 32 + flags]
+                row[0] = True
+                if flags & 1:
+                    row[self.goto_cols] = True
+                if flags & 2:
+                    row[self.storage_get_cols[j]] = True
+                if flags & 4:
+                    row[self.tool_get_col[j]] = True
+                if flags & 8:
+                    row[self.activate_col[j]] = True
+                if flags & 16:
+                    row[self.put_col[j]] = True
+        return np.ascontiguousarray(out[:, :size])
 
     def _execute(self, actions: np.ndarray) -> np.ndarray:
         """Each agent's command in agent order, all kitchens at once; returns the accepted flags."""
@@ -468,7 +550,7 @@ class BatchedKitchens:
             if not rest.any():
                 accepted[:, a] = ok
                 continue
-            content, busy, _, gettable = self._here(j)
+            content, busy, gettable = self._here(j, r)
             empty = free & (self.hold[:, a] < 0) & (busy == 0)
             get = rest & (verb == _GET) & gettable & empty
             role = self.role[j]
@@ -494,7 +576,7 @@ class BatchedKitchens:
                 self.gettable[rows, cols] |= self.after[cols]
             put = rest & (verb == _PUT)
             if put.any():
-                can, inside = self._put_ok(a, j, content, busy)
+                can, inside = self._put_ok(self.hold[:, a], free, j, content, busy, r)
                 put &= can
                 rows, cols = r[put], j[put]
                 item = self.hold[rows, a]
@@ -599,38 +681,42 @@ class BatchedKitchens:
         return BatchStep(self.observe(), self.masks(), rewards, dones, accepted, final_obs, final_counts)
 
     def observe(self) -> np.ndarray:
-        """``(W, obs size)`` float32: `Observer.encode` of each kitchen (no agent id: the joint view)."""
-        w, n, k = self.n_worlds, self.n_agents, self.n_items
-        r = self._rows
+        """``(W, obs size)`` float32: `Observer.encode` of each kitchen (no agent id: the joint view).
+
+        One-hot features are written through flat indices (one scatter per kind for all agents or
+        order slots), content bits by unpacking the bitmasks: NumPy pays per call, not per kitchen."""
+        w, k = self.n_worlds, self.n_items
         out = np.zeros((w, self.obs_size), dtype=np.float32)
+        flat = out.reshape(-1)
+        start = self._row_starts
         out[:, 0] = self.time_value[np.minimum(self.time, self.max_steps)]
         out[:, 1] = self.interval_value[self.tau_index]
-        n_locs = self.n_locs
-        for a in range(n):
-            base = self.agents_at + a * self.agent_block
-            out[r, base + self.at[:, a]] = 1.0
-            held = self.hold[:, a]
-            out[r, base + n_locs + np.where(held >= 0, held, k)] = 1.0
-            out[:, base + self.agent_block - 1] = self.busy_value[self.agent_busy[:, a]]
-        locs = out[:, self.locs_at:self.orders_at].reshape(w, n_locs, self.loc_block)
-        if self.tools.size:
-            locs[:, self.tools, :k] = (self.content[:, self.tools, None] >> self.shifts) & 1
+        flat[start + self._agent_bases + self.at] = 1.0
+        hold = self.hold
+        flat[start + self._held_bases + np.where(hold >= 0, hold, k)] = 1.0
+        out[:, self._agent_busy_cols] = self.busy_value[self.agent_busy]
+        # the location blocks are built contiguous, then copied in at once: content bits from a table
+        # of bit rows (or unpacked, for levels with many items), busy and gettable columns written after
+        if self._bit_rows is not None:
+            locs = np.take(self._bit_rows, self.content, axis=0)
+        else:
+            locs = np.zeros((w, self.n_locs, self.loc_block), dtype=np.float32)
+            locs[:, :, :k] = np.unpackbits(self.content[:, :, None].view(np.uint8), axis=2, count=k, bitorder="little")
         for t, j in enumerate(self.serving):
             counts = np.minimum(self.served[:, t], len(self.served_value) - 1)
-            locs[:, j, self.dish_item] = self.served_value[counts]
-        locs[:, :, k] = self.busy_value[self.loc_busy]
+            locs[:, j, self.dish_item] = np.take(self.served_value, counts)
+        locs[:, :, k] = np.take(self.busy_value, self.loc_busy)
         locs[:, self.after_locs, k + 1] = self.gettable[:, self.after_locs]
         locs[:, self.always_locs, k + 1] = 1.0
-        orders = out[:, self.orders_at:self.orders_at + MAX_ACTIVE_ORDERS * self.order_block]
-        orders = orders.reshape(w, MAX_ACTIVE_ORDERS, self.order_block)
-        valid = self.order_dish >= 0
-        rows, slots = np.nonzero(valid)
-        orders[rows, slots, self.order_dish[rows, slots]] = 1.0
+        out[:, self.locs_at:self.orders_at] = locs.reshape(w, -1)
+        dish = self.order_dish
+        valid = dish >= 0
+        flat[start + self._order_bases + np.maximum(dish, 0)] = valid  # an empty slot writes 0 over 0
         life = self.order_life
         top = len(self.life_value) - 1
         value = np.where(life >= top, 1.0, self.life_value[np.clip(life, 0, top)])
-        orders[:, :, self.n_dishes] = np.where(valid & (life > 0), value, 0.0)
-        orders[:, :, self.n_dishes + 1] = valid
+        out[:, self._order_life_cols] = np.where(valid & (life > 0), value, 0.0)
+        out[:, self._order_used_cols] = valid
         return out
 
     def counts(self) -> np.ndarray:

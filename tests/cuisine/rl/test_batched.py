@@ -64,9 +64,9 @@ def _play_against_engine(level: str, rules: str, n_agents: int, worlds: int, ste
         for i, env in enumerate(envs):
             where = f"{level} {rules} step {t} kitchen {i}"
             tally.kinds.update(table.templates[int(x)][0] for x, ok in zip(actions[i], step.accepted[i], strict=True) if ok)
-            obs_i, reward, _, truncated, info = env.step(actions[i])
+            obs_i, got, _, truncated, info = env.step(actions[i])
             assert info["accepted"] == step.accepted[i].tolist(), where
-            assert reward == step.rewards[i], where
+            assert got == step.rewards[i], where
             assert truncated == bool(step.dones[i]), where
             tally.refused += int((~step.accepted[i]).sum())
             if truncated:
