@@ -387,7 +387,7 @@ class BatchedKitchens:
             for w in empty.tolist():
                 tau = int(self.tau_index[w])
                 stream = self._streams[(w, tau)]
-                drawn = np.zeros(0, dtype=np.uint64)
+                drawn: np.ndarray = np.zeros(0, dtype=np.uint64)
                 while not drawn.size:  # one dish would take 64 unlucky words in a row to come back empty
                     drawn = stream.random_raw(_RAW_WORDS) >> shift
                     drawn = drawn[drawn < count]
