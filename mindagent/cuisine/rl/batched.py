@@ -209,6 +209,22 @@ class BatchedKitchens:
             filled[tool] += 1
             self.combo_mask[tool, c], self.combo_valid[tool, c] = mask, True
             self.combo_product[tool, c] = makes.get((tool, mask), -1)
+        # with few items, both as tables over (tool type << items | content): the product (or -1), and
+        # the items a put may add (every combo holding the content lends its ingredients)
+        self._product_table: np.ndarray | None = None
+        self._allowed_table: np.ndarray | None = None
+        if k <= 14:
+            self._product_table = np.full(len(types) << k, -1, dtype=np.int64)
+            self._allowed_table = np.zeros(len(types) << k, dtype=np.int64)
+            for tool, mask, product in self.recipes:
+                self._product_table[(tool << k) | mask] = product
+            for tool, mask in self.combos:
+                sub = mask
+                while True:  # every content this combo can still grow from: the submasks of its mask
+                    self._allowed_table[(tool << k) | sub] |= mask
+                    if sub == 0:
+                        break
+                    sub = (sub - 1) & mask
         self.duplicate_refused = self.rules.duplicate_put == "refuse"
         self.serve_needs_order = not self.rules.serve_without_order
 
@@ -430,9 +446,12 @@ class BatchedKitchens:
     def _product(self, j: np.ndarray, content: np.ndarray) -> np.ndarray:
         """What activating `j` with `content` makes (an item), or -1.
 
-        The few combos of a tool type are looped over in Python: NumPy reduces over a short last
-        axis far slower than it compares whole columns."""
+        Small levels look it up in a table over (tool type, content); otherwise the few combos of a
+        tool type are looped over in Python (NumPy reduces over a short last axis far slower than
+        it compares whole columns)."""
         kind = np.take(self.type_of, j)
+        if self._product_table is not None:
+            return np.take(self._product_table, (kind << self.n_items) | content)
         masks = np.take(self.combo_mask, kind, axis=0)
         products = np.take(self.combo_product, kind, axis=0)
         out = np.full(content.shape, -1, dtype=np.int64)
@@ -443,6 +462,8 @@ class BatchedKitchens:
     def _can_extend(self, j: np.ndarray, content: np.ndarray, item: np.ndarray) -> np.ndarray:
         """The waste rule: some recipe of `j`'s tool uses `item` and everything already inside."""
         kind = np.take(self.type_of, j)
+        if self._allowed_table is not None:
+            return np.asarray(((np.take(self._allowed_table, (kind << self.n_items) | content) >> item) & 1) == 1)
         masks = np.take(self.combo_mask, kind, axis=0)
         valid = np.take(self.combo_valid, kind, axis=0)
         ok = np.zeros(content.shape, dtype=bool)
@@ -590,41 +611,50 @@ class BatchedKitchens:
         return accepted
 
     def _settle(self) -> tuple[np.ndarray, np.ndarray]:
-        """`OrderBook.settle`: expire and serve; returns (orders completed, failures counted) per kitchen."""
+        """`OrderBook.settle`: expire and serve; returns (orders completed, failures counted) per kitchen.
+
+        Serving is sequential (the most urgent order takes a waiting dish first), so it loops over
+        the six slots, but only over the kitchens that have a dish waiting on a serving table."""
         od, ol = self.order_dish, self.order_life
-        valid = od >= 0
-        removed = np.zeros(od.shape, dtype=bool)
-        failed = np.zeros(od.shape, dtype=bool)
+        w = self.n_worlds
+        expiring = (ol == 0) & (od >= 0)
         done = np.zeros(od.shape, dtype=bool)
-        if self.rules.expire_before_serve:
-            failed = valid & (ol == 0)
-            removed |= failed
-        r = self._rows
-        for s in range(MAX_ACTIVE_ORDERS):
-            live = valid[:, s] & ~removed[:, s]
-            if not live.any():
-                continue
-            dish = np.maximum(od[:, s], 0)
-            want = live.copy()
-            for t in range(len(self.serving)):
-                take = want & (self.served[r, t, dish] > 0)
-                self.served[r[take], t, dish[take]] -= 1
-                want &= ~take
-            served = live & ~want
-            done[:, s] = served
-            expired = live & ~served & (ol[:, s] == 0)
-            failed[:, s] |= expired
-            removed[:, s] |= served | expired
+        waiting = np.flatnonzero(self.served.reshape(w, -1).any(axis=1))
+        if waiting.size:
+            dishes = od[waiting]
+            open_ = dishes >= 0
+            if self.rules.expire_before_serve:  # what expires now fails before any dish is counted
+                open_ &= ~expiring[waiting]
+            served = self.served[waiting]
+            rows = np.arange(waiting.size)
+            took = np.zeros(dishes.shape, dtype=bool)
+            for s in range(MAX_ACTIVE_ORDERS):
+                live = open_[:, s]
+                if not live.any():
+                    continue
+                dish = np.maximum(dishes[:, s], 0)
+                want = live.copy()
+                for t in range(len(self.serving)):
+                    hit = want & (served[rows, t, dish] > 0)
+                    served[rows[hit], t, dish[hit]] -= 1
+                    want &= ~hit
+                took[:, s] = live & ~want
+            self.served[waiting] = served
+            done[waiting] = took
+        failed = expiring & ~done
+        removed = done | failed
+        if not removed.any():
+            zeros = np.zeros(w, dtype=np.int64)
+            return zeros, zeros
         n_done = done.sum(axis=1)
         n_failed = failed.sum(axis=1)
         if self.rules.count_failures_per_step:
             n_failed = (n_failed > 0).astype(np.int64)
-        if removed.any():
-            order = np.argsort(removed, axis=1, kind="stable")
-            keep = ~np.take_along_axis(removed, order, axis=1)
-            self.order_dish = np.where(keep, np.take_along_axis(od, order, axis=1), -1)
-            self.order_life = np.where(keep, np.take_along_axis(ol, order, axis=1), 0)
-            self.order_id = np.where(keep, np.take_along_axis(self.order_id, order, axis=1), 0)
+        order = np.argsort(removed, axis=1, kind="stable")
+        keep = ~np.take_along_axis(removed, order, axis=1)
+        self.order_dish = np.where(keep, np.take_along_axis(od, order, axis=1), -1)
+        self.order_life = np.where(keep, np.take_along_axis(ol, order, axis=1), 0)
+        self.order_id = np.where(keep, np.take_along_axis(self.order_id, order, axis=1), 0)
         self.completed += n_done
         self.failed += n_failed
         return n_done, n_failed

@@ -94,6 +94,7 @@ def _play_against_engine(level: str, rules: str, n_agents: int, worlds: int, ste
     ("level_3", 3, (1.0,), "potential"),
     pytest.param("level_5", 2, (1.5, 2.5), "sparse", marks=pytest.mark.slow),  # the planner takes 10 s here
     ("level_12", 4, (1.0, 3.0), "potential"),  # the fixed kitchen gets its fryer: another location list
+    ("level_11", 2, (2.0,), "sparse"),  # 18 items: recipes checked combo by combo instead of by table
 ])
 def test_batched_kitchens_match_the_engine(level: str, agents: int, taus: tuple[float, ...], reward: str, rules: str):
     tally = _play_against_engine(level, rules, agents, worlds=6, steps=130, taus=taus, reward=reward, seed=11,
