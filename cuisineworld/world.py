@@ -161,6 +161,12 @@ class World:
         self._ensure_started()
         return list(self._orders.active)
 
+    def orders_view(self) -> list[Order]:
+        """The active orders as the engine's own list, most urgent first: no copy, so an encoder that
+        reads them every step pays nothing extra. Read-only by contract, valid until the next step."""
+        self._ensure_started()
+        return self._orders.active
+
     @property
     def completed_dishes(self) -> list[str]:
         return list(self._orders.completed_dishes)

@@ -52,6 +52,7 @@ class KitchenCore:
         self._first_seed = seed
         self._seeded = [False] * len(taus)
         self._masks: np.ndarray | None = None
+        self._flat_masks: np.ndarray | None = None
 
     def reset(self, rng: np.random.Generator, seed: int | None) -> None:
         """A new episode; `rng` is the env's seeded generator (tau draws, unseeded order streams)."""
@@ -63,7 +64,7 @@ class KitchenCore:
             self._seeded[k] = True
         self.world.reset(seed=seed)
         self.reward.reset(self.world)
-        self._masks = None
+        self._masks = self._flat_masks = None
 
     def step(self, actions: Sequence[int], rng: np.random.Generator) -> tuple[float, list[Outcome], list[str]]:
         """Run one joint action; the reward, each agent's outcome (in agent order) and the commands."""
@@ -77,7 +78,7 @@ class KitchenCore:
         else:
             result = self.world.step(commands)
             outcomes = result.outcomes
-        self._masks = None
+        self._masks = self._flat_masks = None
         return self.reward(self.world, result), outcomes, commands
 
     def masks(self) -> np.ndarray:
@@ -86,6 +87,13 @@ class KitchenCore:
         if masks is None:
             masks = self._masks = self.table.masks(self.world)
         return masks
+
+    def flat_masks(self) -> np.ndarray:
+        """The same masks, agents concatenated (what `action_masks()` returns), also made once per state."""
+        flat = self._flat_masks
+        if flat is None:
+            flat = self._flat_masks = self.masks().reshape(-1)
+        return flat
 
     def observe(self) -> np.ndarray:
         return self.observer.encode(self.world)

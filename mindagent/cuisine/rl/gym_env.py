@@ -82,7 +82,7 @@ class CuisineJointEnv(gym.Env):
 
     def action_masks(self) -> np.ndarray:
         """The legal actions of every agent, concatenated: a flat bool vector of ``n_agents * actions``."""
-        return self.core.masks().reshape(-1)
+        return self.core.flat_masks()
 
     def render(self) -> str | None:
         return self.core.world.state_text() if self.render_mode == "ansi" else None

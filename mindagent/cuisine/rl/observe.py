@@ -110,7 +110,10 @@ class Observer:
                 out[busy_slot] = busy_value[busy]
         contents, loc_busy, gettable = view.content, view.loc_busy, view.gettable
         for j, slots, busy_slot, get_slot in self._tools:
-            for item in contents[j]:
+            content = contents[j]
+            if not content:  # the rules keep an empty tool idle and not gettable: only activation sets
+                continue     # either, and it leaves the product inside until a get empties the tool
+            for item in content:
                 k = slots.get(item)
                 if k is not None:
                     out[k] = 1.0
@@ -131,7 +134,7 @@ class Observer:
                     out[busy_slot] = busy_value[busy]
         life_value = self._life_value
         top = len(life_value) - 1
-        for order, (dish_slot, life_slot, used_slot) in zip(world.orders, self._order_rows, strict=False):  # at most 6 orders
+        for order, (dish_slot, life_slot, used_slot) in zip(world.orders_view(), self._order_rows, strict=False):  # at most 6 orders
             out[dish_slot[order.dish]] = 1.0
             out[used_slot] = 1.0
             life = order.lifetime
