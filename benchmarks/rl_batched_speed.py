@@ -42,7 +42,7 @@ def batched(level: str, n: int, worlds: int, world_steps: int, seed: int, rules:
     _, masks = kitchens.reset(seed=seed)
     rng = np.random.default_rng(seed)
     noise = [rng.random(masks.shape) for _ in range(16)]
-    steps = max(60, world_steps // worlds)
+    steps = min(20_000, max(60, world_steps // worlds))  # at least one episode, at most 20,000 steps
     timed = 0.0
     for t in range(steps):
         actions = np.argmax(masks * (1.0 + noise[t % 16]), axis=2)  # a random legal action per agent

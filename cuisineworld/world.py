@@ -113,6 +113,7 @@ class World:
         self.time = 0
         self.stats: list[AgentStats] = []
         self._started = False
+        self._counts: EpisodeCounts | None = None
         # the order generator's state when the current episode started (what a recording keeps)
         self.episode_start_state: list[object] = self.generator_state()
         self._legal_static = _LegalTables.strings(level, n_agents)
@@ -152,8 +153,15 @@ class World:
 
     @property
     def counts(self) -> EpisodeCounts:
-        self._ensure_started()
-        return EpisodeCounts(self._orders.completed, self._orders.failed, len(self._orders.active))
+        if not self._started:
+            self.reset()
+        book = self._orders
+        last = self._counts
+        # RL rewards read the counts every step and they rarely change: reuse the (immutable) last answer
+        if last is None or last.completed != book.completed or last.failed != book.failed \
+                or last.active != len(book.active):
+            last = self._counts = EpisodeCounts(book.completed, book.failed, len(book.active))
+        return last
 
     @property
     def orders(self) -> list[Order]:
@@ -229,6 +237,7 @@ class World:
             twin._rng.seed(order_seed)
         twin._kitchen = self._kitchen.copy()
         twin._view = None
+        twin._counts = None
         twin._orders = self._orders.copy(twin._rng)
         twin.stats = [AgentStats(dict(s.ok), s.refused) for s in self.stats]
         return twin
