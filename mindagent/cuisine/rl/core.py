@@ -49,6 +49,8 @@ class KitchenCore:
         self.observer = Observer(compiled, n_agents)
         self.reward: RewardFn = make_reward(reward, compiled, gamma) if isinstance(reward, str) else reward
         self.order = order
+        self._shuffle = order == "shuffle" and n_agents > 1
+        self._command_rows = [[self.table.command(a, i) for i in range(self.table.size)] for a in range(n_agents)]
         self._first_seed = seed
         self._seeded = [False] * len(taus)
         self._masks: np.ndarray | None = None
@@ -68,8 +70,8 @@ class KitchenCore:
 
     def step(self, actions: Sequence[int], rng: np.random.Generator) -> tuple[float, list[Outcome], list[str]]:
         """Run one joint action; the reward, each agent's outcome (in agent order) and the commands."""
-        commands = self.table.commands(actions)
-        if self.order == "shuffle" and self.n_agents > 1:
+        commands = [row[a] for row, a in zip(self._command_rows, actions, strict=True)]
+        if self._shuffle:
             perm = rng.permutation(self.n_agents)
             result = self.world.step([commands[i] for i in perm])
             outcomes: list[Outcome] = [result.outcomes[0]] * self.n_agents

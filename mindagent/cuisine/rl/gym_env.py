@@ -78,7 +78,7 @@ class CuisineJointEnv(gym.Env):
         if done:
             counts = world.counts
             info["episode_counts"] = {"completed": counts.completed, "failed": counts.failed, "active": counts.active}
-        return core.observe(), reward, False, done, info
+        return core.observer.encode(world), reward, False, done, info
 
     def action_masks(self) -> np.ndarray:
         """The legal actions of every agent, concatenated: a flat bool vector of ``n_agents * actions``."""
