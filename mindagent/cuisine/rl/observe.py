@@ -93,7 +93,7 @@ class Observer:
 
     def encode(self, world: World, agent: int | None = None) -> np.ndarray:
         """The vector for `agent` (its id flag set), or without an id when `agent` is None."""
-        view = world.kitchen_view()
+        at, hold, agent_busy, contents, loc_busy, gettable = world.kitchen_view()
         head = self._heads.get((world.max_steps, world.interval))
         if head is None:
             head = self._head_for(world.max_steps, world.interval)
@@ -102,13 +102,12 @@ class Observer:
         t = world.time
         out[0] = times[t] if t < len(times) else 1.0
         busy_value = self._busy_value
-        for at, held, busy, (base, held_slot, nothing, busy_slot) in zip(
-                view.at, view.hold, view.agent_busy, self._agent_rows, strict=True):
-            out[base + at] = 1.0
+        for place, held, busy, (base, held_slot, nothing, busy_slot) in zip(
+                at, hold, agent_busy, self._agent_rows, strict=True):
+            out[base + place] = 1.0
             out[held_slot.get(held, nothing)] = 1.0
             if busy:
                 out[busy_slot] = busy_value[busy]
-        contents, loc_busy, gettable = view.content, view.loc_busy, view.gettable
         for j, slots, busy_slot, get_slot in self._tools:
             content = contents[j]
             if not content:  # the rules keep an empty tool idle and not gettable: only activation sets
