@@ -370,7 +370,6 @@ class World:
         self._ensure_started()
         return self._kitchen.legal(agent, labels.tables, self._orders.count_for)
 
-
     def legal_labelled_all(self, labels: LegalLabels[U]) -> list[U]:
         """Every agent's `legal_labelled` list, concatenated in agent order (one call per step for a team)."""
         self._ensure_started()
