@@ -113,6 +113,7 @@ class World:
         self.time = 0
         self.stats: list[AgentStats] = []
         self._started = False
+        self._counts: EpisodeCounts | None = None
         # the order generator's state when the current episode started (what a recording keeps)
         self.episode_start_state: list[object] = self.generator_state()
         self._legal_static = _LegalTables.strings(level, n_agents)
@@ -152,14 +153,27 @@ class World:
 
     @property
     def counts(self) -> EpisodeCounts:
-        self._ensure_started()
-        return EpisodeCounts(self._orders.completed, self._orders.failed, len(self._orders.active))
+        if not self._started:
+            self.reset()
+        book = self._orders
+        last = self._counts
+        # RL rewards read the counts every step and they rarely change: reuse the (immutable) last answer
+        if last is None or last.completed != book.completed or last.failed != book.failed \
+                or last.active != len(book.active):
+            last = self._counts = EpisodeCounts(book.completed, book.failed, len(book.active))
+        return last
 
     @property
     def orders(self) -> list[Order]:
         """Active orders, most urgent first (lifetime, then dish name)."""
         self._ensure_started()
         return list(self._orders.active)
+
+    def orders_view(self) -> list[Order]:
+        """The active orders as the engine's own list, most urgent first: no copy, so an encoder that
+        reads them every step pays nothing extra. Read-only by contract, valid until the next step."""
+        self._ensure_started()
+        return self._orders.active
 
     @property
     def completed_dishes(self) -> list[str]:
@@ -223,6 +237,7 @@ class World:
             twin._rng.seed(order_seed)
         twin._kitchen = self._kitchen.copy()
         twin._view = None
+        twin._counts = None
         twin._orders = self._orders.copy(twin._rng)
         twin.stats = [AgentStats(dict(s.ok), s.refused) for s in self.stats]
         return twin
@@ -354,6 +369,15 @@ class World:
         """`legal_commands(agent)` as labels (the rules are the same code; only the spelling differs)."""
         self._ensure_started()
         return self._kitchen.legal(agent, labels.tables, self._orders.count_for)
+
+    def legal_labelled_all(self, labels: LegalLabels[U]) -> list[U]:
+        """Every agent's `legal_labelled` list, concatenated in agent order (one call per step for a team)."""
+        self._ensure_started()
+        kitchen, tables, count_for = self._kitchen, labels.tables, self._orders.count_for
+        out: list[U] = []
+        for agent in range(self.n_agents):
+            out += kitchen.legal(agent, tables, count_for)
+        return out
 
 
 class LegalLabels(Generic[U]):

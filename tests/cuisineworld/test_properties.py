@@ -118,3 +118,26 @@ def test_same_seed_same_episode_and_clone_is_independent(level, seed):
     b.reset()
     twin = a.clone()
     assert play(a) == play(b) == play(twin)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(level=st.sampled_from(LEVELS), rules=st.sampled_from(["reference", "fixed"]), n_agents=st.integers(1, 4),
+       seed=st.integers(0, 2**16), data=st.data())
+def test_fast_views_agree_with_the_plain_ones(level, rules, n_agents, seed, data):
+    """The views the RL encoders read every step (no copies, cached answers) say what the plain ones say."""
+    world = World(load_level(level, rules=rules), n_agents=n_agents, tau=1.0, seed=seed)
+    labels = world.legal_labels(str)
+    completed = failed = 0
+    for _ in range(70):
+        if world.done:
+            world.reset()
+            completed = failed = 0
+        assert world.legal_labelled_all(labels) == [c for a in range(n_agents) for c in world.legal_labelled(a, labels)]
+        assert world.orders_view() == world.orders
+        counts = world.counts
+        assert (counts.completed, counts.failed, counts.active) == (completed, failed, len(world.orders))
+        assert world.clone().counts == counts
+        result = world.step([data.draw(st.sampled_from(world.legal_commands(a))) for a in range(n_agents)])
+        completed += len(result.completed)
+        if result.failed:
+            failed += 1 if world.rules.count_failures_per_step else len(result.failed)

@@ -24,6 +24,8 @@ import numpy as np
 
 from cuisineworld import LegalLabels, Level, World
 
+_BOOL = np.dtype(np.bool_)
+
 
 def level_ingredients(level: Level) -> tuple[str, ...]:
     """Base ingredients that some active recipe of the level uses, in the level's base order."""
@@ -65,6 +67,7 @@ class ActionTable:
         # spellings no action stands for (gets of base ingredients no recipe of the level uses)
         sink = n_agents * self.size
         self._flat = _Lookup(sink, {c: a * self.size + i for a in range(n_agents) for c, i in self._lookup[a].items()})
+        self._shape = (n_agents, self.size)
         self._labels: LegalLabels[int] | None = None  # the engine's legal-move tables, spelled as flat indices
 
     def _lookup_for(self, agent: int, tools: list[str]) -> dict[str, int]:
@@ -121,9 +124,7 @@ class ActionTable:
         """One mask row per agent, shape ``(n_agents, size)``, as booleans (what maskable trainers take)."""
         if self._labels is None:
             self._labels = world.legal_labels(self._flat.__getitem__)
-        labels, legal = self._labels, world.legal_labelled
         buf = bytearray(self.n_agents * self.size + 1)  # byte writes, then one zero-copy view
-        for agent in range(self.n_agents):
-            for i in legal(agent, labels):
-                buf[i] = 1
-        return np.frombuffer(buf, dtype=bool)[:-1].reshape(self.n_agents, self.size)
+        for i in world.legal_labelled_all(self._labels):
+            buf[i] = 1
+        return np.ndarray(self._shape, _BOOL, buf)  # positional: a dtype keyword costs more than the call

@@ -49,9 +49,12 @@ class KitchenCore:
         self.observer = Observer(compiled, n_agents)
         self.reward: RewardFn = make_reward(reward, compiled, gamma) if isinstance(reward, str) else reward
         self.order = order
+        self._shuffle = order == "shuffle" and n_agents > 1
+        self._command_rows = [[self.table.command(a, i) for i in range(self.table.size)] for a in range(n_agents)]
         self._first_seed = seed
         self._seeded = [False] * len(taus)
         self._masks: np.ndarray | None = None
+        self._flat_masks: np.ndarray | None = None
 
     def reset(self, rng: np.random.Generator, seed: int | None) -> None:
         """A new episode; `rng` is the env's seeded generator (tau draws, unseeded order streams)."""
@@ -63,12 +66,12 @@ class KitchenCore:
             self._seeded[k] = True
         self.world.reset(seed=seed)
         self.reward.reset(self.world)
-        self._masks = None
+        self._masks = self._flat_masks = None
 
     def step(self, actions: Sequence[int], rng: np.random.Generator) -> tuple[float, list[Outcome], list[str]]:
         """Run one joint action; the reward, each agent's outcome (in agent order) and the commands."""
-        commands = self.table.commands(actions)
-        if self.order == "shuffle" and self.n_agents > 1:
+        commands = [row[a] for row, a in zip(self._command_rows, actions, strict=True)]
+        if self._shuffle:
             perm = rng.permutation(self.n_agents)
             result = self.world.step([commands[i] for i in perm])
             outcomes: list[Outcome] = [result.outcomes[0]] * self.n_agents
@@ -77,14 +80,22 @@ class KitchenCore:
         else:
             result = self.world.step(commands)
             outcomes = result.outcomes
-        self._masks = None
+        self._masks = self._flat_masks = None
         return self.reward(self.world, result), outcomes, commands
 
     def masks(self) -> np.ndarray:
         """``(n_agents, actions)`` booleans for the current state, computed once per state."""
-        if self._masks is None:
-            self._masks = self.table.masks(self.world)
-        return self._masks
+        masks = self._masks
+        if masks is None:
+            masks = self._masks = self.table.masks(self.world)
+        return masks
+
+    def flat_masks(self) -> np.ndarray:
+        """The same masks, agents concatenated (what `action_masks()` returns), also made once per state."""
+        flat = self._flat_masks
+        if flat is None:
+            flat = self._flat_masks = self.masks().reshape(-1)
+        return flat
 
     def observe(self) -> np.ndarray:
         return self.observer.encode(self.world)

@@ -66,19 +66,23 @@ class CuisineJointEnv(gym.Env):
         return self.core.observe(), self._info()
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        actions = action.reshape(-1).tolist() if isinstance(action, np.ndarray) else [int(a) for a in action]
-        reward, outcomes, _ = self.core.step(actions, self.np_random)
-        world = self.core.world
-        info: dict[str, Any] = {"action_mask": self.core.masks(), "accepted": [o.ok for o in outcomes]}
-        done = world.done
+        if isinstance(action, np.ndarray):
+            actions = (action if action.ndim == 1 else action.reshape(-1)).tolist()
+        else:
+            actions = [int(a) for a in action]
+        core = self.core
+        reward, outcomes, _ = core.step(actions, self.np_random)
+        world = core.world
+        info: dict[str, Any] = {"action_mask": core.masks(), "accepted": [o.ok for o in outcomes]}
+        done = world.time >= world.max_steps
         if done:
             counts = world.counts
             info["episode_counts"] = {"completed": counts.completed, "failed": counts.failed, "active": counts.active}
-        return self.core.observe(), reward, False, done, info
+        return core.observer.encode(world), reward, False, done, info
 
     def action_masks(self) -> np.ndarray:
         """The legal actions of every agent, concatenated: a flat bool vector of ``n_agents * actions``."""
-        return self.core.masks().reshape(-1)
+        return self.core.flat_masks()
 
     def render(self) -> str | None:
         return self.core.world.state_text() if self.render_mode == "ansi" else None
