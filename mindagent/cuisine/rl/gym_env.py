@@ -84,7 +84,7 @@ class CuisineJointEnv(gym.Env):
         """The legal actions of every agent, concatenated: a flat bool vector of ``n_agents * actions``."""
         return self.core.flat_masks()
 
-    def render(self) -> str | None:
+    def render(self) -> Any:  # the ansi text, or None: gymnasium types frames per render mode
         return self.core.world.state_text() if self.render_mode == "ansi" else None
 
     def _info(self) -> dict[str, Any]:

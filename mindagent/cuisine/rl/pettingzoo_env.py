@@ -56,7 +56,7 @@ class CuisineParallelEnv(ParallelEnv):
         # one space object per agent, returned as is (PettingZoo seeds and compares them by identity)
         self.observation_spaces = {a: vector if obs_type == "vector" else spaces.Dict(
             {"observation": vector, "action_mask": mask}) for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Discrete(self.table.size) for a in self.possible_agents}
+        self.action_spaces: dict[str, spaces.Space[Any]] = {a: spaces.Discrete(self.table.size) for a in self.possible_agents}
 
     @property
     def world(self) -> World:
