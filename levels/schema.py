@@ -19,7 +19,7 @@ class _Strict(BaseModel):
 
 class LocationTypeSpec(_Strict):
     name: Name = Field(pattern=r"^[a-z]+$")
-    role: Literal["storage", "serving", "tool"]
+    role: Literal["storage", "serving", "tool", "counter"]
     cook_time: int = Field(ge=0, description="steps the tool stays occupied after activate")
     capacity: int | None = Field(default=None, ge=1, description="items inside; null = unlimited")
     operator_busy: bool = Field(description="the agent who activates it is busy while it cooks")
@@ -51,6 +51,18 @@ class RecipesFile(_Strict):
         return names
 
 
+class AgentProfileSpec(_Strict):
+    """What one agent of a heterogeneous team can do (Collab-Overcooked's resource isolation and
+    asymmetric knowledge): where it can go, and which recipes it is told."""
+
+    reach: list[Name] = Field(
+        min_length=1, description="locations it can use: instance names (pot0) and/or types (pot)"
+    )
+    knows: list[Name] | None = Field(
+        default=None, description="products whose recipe trees it is told; null = every recipe"
+    )
+
+
 class LevelFile(_Strict):
     schema_: Literal["mindagent/level@1"] = Field(alias="schema")
     name: Name = Field(min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
@@ -63,3 +75,7 @@ class LevelFile(_Strict):
     difficulty: str | None = None
     in_paper: bool = False
     note: str | None = None
+    agents: list[AgentProfileSpec] | None = Field(
+        default=None, min_length=1,
+        description="per-agent profiles, dealt round-robin to the team; null = every agent reaches everything",
+    )

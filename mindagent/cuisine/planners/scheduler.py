@@ -205,7 +205,8 @@ class CuisinePlanner:
         """An agent with nothing to do waits by a storage, where most work starts."""
         if snap.busy[a] or snap.hold[a] is not None or not snap.book.storages or snap.at[a] in snap.book.storages:
             return f"noop_agent{a}"
-        return f"goto_agent{a}_{snap.book.storages[0]}"
+        storage = next((s for s in snap.book.storages if snap.reaches(a, s)), None)
+        return f"noop_agent{a}" if storage is None else f"goto_agent{a}_{storage}"
 
     def _validated(self, world: World, commands: list[str]) -> list[str]:
         for _ in range(len(commands) + 1):
