@@ -27,6 +27,20 @@ class TeamReach:
         )
         self.counters: tuple[str, ...] = tuple(loc.name for loc in level.locations if loc.role == "counter")
         self._hops: dict[tuple[str, tuple[str, ...]], tuple[int | None, ...]] = {}
+        self._uses: dict[tuple[int, str], bool] = {}
+
+    def uses(self, agent: int, item: str) -> bool:
+        """Can `agent` advance `item` itself: put it into a tool one of whose active recipes takes
+        it, or serve it (a dish)? (An item it cannot use must cross to someone else.)"""
+        key = (agent, item)
+        known = self._uses.get(key)
+        if known is None:
+            takes = {r.tool for r in self.level.recipes if item in r.ingredients}
+            known = any(loc.name in self.reach[agent] and (
+                loc.type in takes or (loc.role == "serving" and item in self.level.dishes))
+                for loc in self.level.locations)
+            self._uses[key] = known
+        return known
 
     def reaches(self, agent: int, location: str) -> bool:
         return location in self.reach[agent]

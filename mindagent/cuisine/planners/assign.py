@@ -126,8 +126,28 @@ def handoff(snap: Snapshot, a: int, dest: str) -> str | None:
         after = [h for b, h in enumerate(hops) if b != a and h is not None and team.reaches(b, counter)]
         if not after or (mine is not None and min(after) >= mine):
             continue
-        options.append((bool(snap.shelves.get(counter)), min(after), snap.at[a] != counter, counter))
+        full = bool(snap.shelves.get(counter))
+        if not full and not _safe(snap, a, counter):
+            continue
+        options.append((full, min(after), snap.at[a] != counter, counter))
     return min(options)[3] if options else None
+
+
+def _safe(snap: Snapshot, a: int, counter: str) -> bool:
+    """Leaving an item on `counter` cannot lock the hand-offs: afterwards a counter `a` reaches is
+    still empty, or `a` (empty-handed then) can take and use an item waiting on one, or nobody else
+    who reaches `counter` holds an item that must cross back. Otherwise both sides would wait with
+    full hands for counters only the other side can empty."""
+    team = snap.team
+    if team is None:
+        return True
+    mine = [c for c in team.counters if team.reaches(a, c)]
+    if any(c != counter and not snap.shelves.get(c) for c in mine):
+        return True
+    if any(len(items) == 1 and team.uses(a, items[0]) for c in mine if (items := snap.shelves.get(c))):
+        return True
+    return not any(b != a and team.reaches(b, counter) and snap.hold[b] is not None
+                   and not team.uses(b, snap.hold[b] or "") for b in range(snap.n))
 
 
 def _carry(snap: Snapshot, a: int, dest: str | None, parks: bool = False) -> Decision:

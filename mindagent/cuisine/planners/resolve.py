@@ -110,6 +110,11 @@ class Resolver:
 
     def _hand(self, item: str, dest: str | None) -> int | None:
         snap = self.snap
+        if snap.team is not None and dest is not None:
+            # on a split kitchen: the holder with the fewest hand-offs to go, then one already there
+            hops = snap.team.hops_to(dest)
+            holders = [a for a in range(snap.n) if snap.hold[a] == item and a not in self.hands]
+            return min(holders, key=lambda a: (hops[a] is None, hops[a] or 0, snap.at[a] != dest, a), default=None)
         best = None
         for a in range(snap.n):
             if snap.hold[a] == item and a not in self.hands:
