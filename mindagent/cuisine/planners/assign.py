@@ -135,9 +135,9 @@ def handoff(snap: Snapshot, a: int, dest: str) -> str | None:
 
 def _safe(snap: Snapshot, a: int, counter: str) -> bool:
     """Leaving an item on `counter` cannot lock the hand-offs: afterwards a counter `a` reaches is
-    still empty, or `a` (empty-handed then) can take and use an item waiting on one, or nobody else
-    who reaches `counter` holds an item that must cross back. Otherwise both sides would wait with
-    full hands for counters only the other side can empty."""
+    still empty, or `a` (empty-handed then) can take and use an item waiting on one, or another
+    agent who reaches `counter` has a free hand or holds what it can use itself (so it can take the
+    item off). Otherwise both sides could wait with full hands for counters only the other can empty."""
     team = snap.team
     if team is None:
         return True
@@ -146,8 +146,9 @@ def _safe(snap: Snapshot, a: int, counter: str) -> bool:
         return True
     if any(len(items) == 1 and team.uses(a, items[0]) for c in mine if (items := snap.shelves.get(c))):
         return True
-    return not any(b != a and team.reaches(b, counter) and snap.hold[b] is not None
-                   and not team.uses(b, snap.hold[b] or "") for b in range(snap.n))
+    # someone else at the counter has, or can free, a hand to take the item off
+    return any(b != a and team.reaches(b, counter) and (snap.hold[b] is None or team.uses(b, snap.hold[b] or ""))
+               for b in range(snap.n))
 
 
 def _carry(snap: Snapshot, a: int, dest: str | None, parks: bool = False) -> Decision:
