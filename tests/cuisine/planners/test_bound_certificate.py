@@ -177,3 +177,14 @@ def test_longer_searches_do_not_beat_the_bound_on_a_split_kitchen(rules: str, se
     bound = tau_bound(level, 2, tau, seed=seed, episodes=1, max_steps=steps)
     assert best.completed <= bound.completed
     assert best.rate <= bound.rate + 1e-9
+
+
+@pytest.mark.slow  # the shipped split kitchens are larger: only their first steps can be searched
+@pytest.mark.parametrize("rules", ["reference", "fixed"])
+@pytest.mark.parametrize(("level", "steps"), [("pass_sushi", 6), ("relay_sashimi", 10), ("secret_salad", 7)])
+def test_search_does_not_beat_the_bound_on_the_shipped_split_kitchens(level: str, steps: int, rules: str):
+    compiled = load_level(level, rules)
+    best = exact_best(compiled, agents=2, tau=3.0, steps=steps, seed=0)
+    bound = tau_bound(compiled, 2, 3.0, seed=0, episodes=1, max_steps=steps)
+    assert best.completed <= bound.completed
+    assert best.rate <= bound.rate + 1e-9
