@@ -12,7 +12,7 @@ Example::
 """
 
 from cuisineworld.commands import VERBS, Command, parse_command
-from cuisineworld.level import Level, LocationSpec, Recipe, compile_level, load_level
+from cuisineworld.level import AgentProfile, Level, LocationSpec, Recipe, compile_level, load_level
 from cuisineworld.orders import MAX_ACTIVE_ORDERS, Order
 from cuisineworld.reasons import Code, Reason
 from cuisineworld.rules import FIXED, REFERENCE, RULESETS, Rules, rules_named
@@ -21,6 +21,7 @@ from cuisineworld.world import AgentStats, EpisodeCounts, EpisodeOver, KitchenVi
 from levels import LevelFileError
 
 __all__ = [
+    "AgentProfile",
     "FIXED",
     "MAX_ACTIVE_ORDERS",
     "PAPER_TAUS",

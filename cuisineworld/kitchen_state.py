@@ -23,7 +23,7 @@ L = TypeVar("L")
 class Kitchen:
     __slots__ = ("level", "n", "at", "hold", "agent_busy", "content", "loc_busy", "gettable",
                  "_roles", "_types", "_caps", "_cook", "_watch", "_always", "_after", "_serving", "_start",
-                 "_base", "_dishes", "_duplicate_refused", "_serve_needs_order")
+                 "_base", "_dishes", "_duplicate_refused", "_serve_needs_order", "_reach", "_starts")
 
     def __init__(self, level: Level, n_agents: int) -> None:
         self.level = level
@@ -38,6 +38,14 @@ class Kitchen:
         self._after = [loc.gettable == "after_activation" for loc in locs]
         self._serving = [i for i, loc in enumerate(locs) if loc.role == "serving"]
         self._start = self._serving[0]
+        profiles = level.team_profiles(n_agents)
+        # per agent, per location: may it act there (None: a homogeneous team, no check at all)
+        self._reach: list[list[bool]] | None = None
+        self._starts = [self._start] * n_agents
+        if profiles is not None:
+            self._reach = [[loc.name in p.reach for loc in locs] for p in profiles]
+            # each agent starts at the first serving table it reaches, else its first location
+            self._starts = [next((j for j in self._serving if r[j]), r.index(True)) for r in self._reach]
         self._base = frozenset(level.base_ingredients)
         self._dishes = frozenset(level.dishes)
         self._duplicate_refused = level.rules.duplicate_put == "refuse"
@@ -46,7 +54,7 @@ class Kitchen:
 
     def clear(self) -> None:
         m = len(self.level.locations)
-        self.at = [self._start] * self.n
+        self.at = list(self._starts)
         self.hold: list[str | None] = [None] * self.n
         self.agent_busy = [0] * self.n
         self.content: list[list[str]] = [[] for _ in range(m)]
@@ -100,6 +108,8 @@ class Kitchen:
             # only a hand-built Command can get here (the parser gives every other verb a place)
             raise ValueError(f"{verb} needs a location: {cmd!r}")
         j = self.level.location_index[location]
+        if self._reach is not None and not self._reach[a][j]:
+            return Reason(Code.CANNOT_REACH, a, location, cmd.item)
         if verb == "goto":
             if self.agent_busy[a]:
                 return Reason(Code.AGENT_BUSY, a, location)
@@ -123,7 +133,8 @@ class Kitchen:
             return Reason(Code.HANDS_FULL, a, name, self.hold[a])
         if self.loc_busy[j]:
             return Reason(Code.LOCATION_BUSY, a, name, item)
-        if self._roles[j] == "storage":
+        role = self._roles[j]
+        if role == "storage":
             if item is None or item not in self._base:
                 return Reason(Code.NOT_BASE_INGREDIENT, a, name, item)
             self.hold[a] = item
@@ -131,7 +142,7 @@ class Kitchen:
         content = self.content[j]
         if not content:
             return Reason(Code.LOCATION_EMPTY, a, name, item)
-        if len(content) > 1:
+        if len(content) > 1 or (role == "counter" and item is not None and item != content[0]):
             return Reason(Code.NOT_GETTABLE, a, name, item)
         self.hold[a] = content[0]
         self.content[j] = []
@@ -167,7 +178,7 @@ class Kitchen:
         cap = self._caps[j]
         if cap != -1 and len(content) >= cap and held not in content:
             return Reason(Code.LOCATION_FULL, a, name, held)
-        if role == "serving":
+        if role == "serving" or role == "counter":
             content.append(held)
         elif role == "tool" and held not in content:
             content.append(held)
@@ -225,6 +236,8 @@ class Kitchen:
             return out
         if role == "storage":
             ok = True
+        elif role == "counter":
+            ok = self._caps[j] == -1 or len(content) < self._caps[j]
         elif role == "serving":
             ok = held in self._dishes and (not self._serve_needs_order or count_for(held) > self.served_count(held))
         else:

@@ -28,6 +28,19 @@ class LocationSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class AgentProfile:
+    """Where one agent may act (location names) and which products' recipe trees it is told
+    (None: all of them). Knowledge is information for the prompts only; the engine enforces reach."""
+
+    reach: frozenset[str]
+    knows: frozenset[str] | None = None
+
+    def merged(self, other: AgentProfile) -> AgentProfile:
+        knows = None if self.knows is None or other.knows is None else self.knows | other.knows
+        return AgentProfile(self.reach | other.reach, knows)
+
+
+@dataclass(frozen=True, slots=True)
 class Recipe:
     product: str
     tool: str
@@ -48,6 +61,7 @@ class Level:
     source: str = ""
     difficulty: str | None = None
     in_paper: bool = False
+    profiles: tuple[AgentProfile, ...] = ()  # empty: a homogeneous team (everyone reaches everything)
     location_index: dict[str, int] = field(default_factory=dict)
     cook_time_by_type: dict[str, int] = field(default_factory=dict)
     weights: dict[str, int] = field(default_factory=dict)
@@ -94,6 +108,46 @@ class Level:
 
     def lifetimes(self, tau: float) -> dict[str, int]:
         return {d: self.lifetime(d, tau) for d in self.dishes}
+
+    @property
+    def heterogeneous(self) -> bool:
+        return bool(self.profiles)
+
+    def team_profiles(self, n_agents: int) -> tuple[AgentProfile, ...] | None:
+        """Each agent's profile in a team of `n_agents`, or None for a homogeneous level.
+
+        Profiles are dealt round-robin: agent i plays profile i mod P; with fewer agents than
+        profiles, agent i plays every profile p with p mod n == i (their union), so any team
+        size keeps every station in someone's reach and hand-offs stay necessary when n >= 2.
+        """
+        if not self.profiles:
+            return None
+        count = len(self.profiles)
+        if n_agents >= count:
+            return tuple(self.profiles[i % count] for i in range(n_agents))
+        out = []
+        for i in range(n_agents):
+            profile = self.profiles[i]
+            for p in range(i + n_agents, count, n_agents):
+                profile = profile.merged(self.profiles[p])
+            out.append(profile)
+        return tuple(out)
+
+    def known_recipes(self, knows: frozenset[str] | None) -> tuple[Recipe, ...]:
+        """The active recipes an agent with this knowledge is told: the trees of what it knows."""
+        if knows is None:
+            return self.recipes
+        by_product = {r.product: r for r in self.recipes}
+        seen: dict[str, None] = {}
+        queue = sorted(knows)
+        while queue:
+            name = queue.pop(0)
+            recipe = by_product.get(name)
+            if recipe is None or name in seen:
+                continue
+            seen[name] = None
+            queue.extend(recipe.ingredients)
+        return tuple(r for r in self.recipes if r.product in seen)
 
     def recipe_for(self, product: str) -> Recipe | None:
         for r in self.recipes:
@@ -152,8 +206,9 @@ def compile_level(data: LevelData, rules: str | Rules = "reference") -> Level:
     combos: dict[str, list[tuple[str, ...]]] = {}
     for r in active:
         combos.setdefault(r.tool, []).append(r.ingredients)
-    return Level(
+    level = Level(
         name=spec.name,
+        profiles=_profiles(data, locations),
         dishes=tuple(spec.dishes),
         locations=tuple(locations),
         base_ingredients=tuple(data.base_ingredients),
@@ -169,6 +224,22 @@ def compile_level(data: LevelData, rules: str | Rules = "reference") -> Level:
         _by_key={(r.tool, tuple(sorted(r.ingredients))): r.product for r in active},
         _combos={k: tuple(v) for k, v in combos.items()},
     )
+    from cuisineworld.reach import check_team  # reach.py reads a compiled Level
+
+    check_team(level)
+    return level
+
+
+def _profiles(data: LevelData, locations: list[LocationSpec]) -> tuple[AgentProfile, ...]:
+    """The level file's per-agent profiles with types expanded to this kitchen's instance names."""
+    if not data.level.agents:
+        return ()
+    out = []
+    for spec in data.level.agents:
+        wanted = set(spec.reach)
+        reach = frozenset(loc.name for loc in locations if loc.name in wanted or loc.type in wanted)
+        out.append(AgentProfile(reach, None if spec.knows is None else frozenset(spec.knows)))
+    return tuple(out)
 
 
 def load_level(

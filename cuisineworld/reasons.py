@@ -25,6 +25,7 @@ class Code(StrEnum):
     # verbs refused by the rules
     AGENT_BUSY = "agent_busy"
     NOT_AT_LOCATION = "not_at_location"
+    CANNOT_REACH = "cannot_reach"
     NOT_GETTABLE = "not_gettable"
     HANDS_FULL = "hands_full"
     HANDS_EMPTY = "hands_empty"

@@ -418,9 +418,10 @@ class _LegalTables(Generic[T]):
     def strings(level: Level, n_agents: int) -> _LegalTables[str]:
         names = level.location_names
         agents = range(n_agents)
+        profiles = level.team_profiles(n_agents)
         return _LegalTables(
             [f"noop_agent{a}" for a in agents],
-            [[f"goto_agent{a}_{n}" for n in names] for a in agents],
+            [[f"goto_agent{a}_{n}" for n in names if profiles is None or n in profiles[a].reach] for a in agents],
             [[[f"get_agent{a}_{b}_{n}" for b in level.base_ingredients] for n in names] for a in agents],
             [[f"get_agent{a}_{n}" for n in names] for a in agents],
             [[f"put_agent{a}_{n}" for n in names] for a in agents],

@@ -16,6 +16,7 @@ TEMPLATES: dict[Code, str] = {
     Code.JOINT_REJECTED: "'{command}' was not run because the whole step was rejected: {cause}",
     Code.AGENT_BUSY: "{agent} is busy operating a tool and can only wait (noop) this step.",
     Code.NOT_AT_LOCATION: "{agent} is not at {location}; send it there with goto first.",
+    Code.CANNOT_REACH: "{agent} cannot reach {location} in this kitchen; hand the item over on a counter to an agent who can.",
     Code.NOT_GETTABLE: "{agent} cannot take anything out of {location} right now (activate it first, or nothing there can be taken).",
     Code.HANDS_FULL: "{agent} is already holding {item}; put it somewhere before taking or activating.",
     Code.HANDS_EMPTY: "{agent} is holding nothing, so there is nothing to put into {location}.",

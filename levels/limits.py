@@ -25,3 +25,5 @@ MAX_LEVEL_NUMBER = 1_000_000
 MAX_NAME_CHARS = 64
 #: Steps one level may last (its ``max_steps``); recordings use the same bound.
 MAX_LEVEL_STEPS = 100_000
+#: Agent profiles in one level (per-agent reach and knowledge).
+MAX_AGENT_PROFILES = 64

@@ -199,6 +199,27 @@ def _check_level(level: LevelFile, book: RecipesFile, types: tuple[LocationTypeS
             raise LevelFileError(file, field, "the kitchen needs a storage")
         if "serving" not in roles:
             raise LevelFileError(file, field, "the kitchen needs a serving table")
+        if level.agents:
+            _check_reach(level, kitchen, file)
+    for i, profile in enumerate(level.agents or ()):
+        for j, product in enumerate(profile.knows or ()):
+            if product not in products:
+                raise LevelFileError(file, f"agents.{i}.knows.{j}", f"no recipe makes {product!r}")
+
+
+def _check_reach(level: LevelFile, kitchen: list[str], file: str) -> None:
+    """Every reach entry names a location type or instance (type + index) of this kitchen."""
+    seen: dict[str, int] = {}
+    names = set()
+    for loc in kitchen:
+        names.add(f"{loc}{seen.get(loc, 0)}")
+        seen[loc] = seen.get(loc, 0) + 1
+    for i, profile in enumerate(level.agents or ()):
+        for j, entry in enumerate(profile.reach):
+            if entry not in names and entry not in seen:
+                raise LevelFileError(file, f"agents.{i}.reach.{j}",
+                                     f"{entry!r} is no location or location type of this kitchen "
+                                     f"(locations: {', '.join(sorted(names))})")
 
 
 def load_level_data(name_or_path: str | Path, recipes: str | Path | None = None) -> LevelData:

@@ -11,6 +11,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
 from levels.limits import (
+    MAX_AGENT_PROFILES,
     MAX_BASE_INGREDIENTS,
     MAX_DISHES,
     MAX_LEVEL_NUMBER,
@@ -30,7 +31,7 @@ class _Strict(BaseModel):
 
 class LocationTypeSpec(_Strict):
     name: Name = Field(pattern=r"^[a-z]+$")
-    role: Literal["storage", "serving", "tool"]
+    role: Literal["storage", "serving", "tool", "counter"]
     cook_time: int = Field(ge=0, le=MAX_LEVEL_NUMBER, description="steps the tool stays occupied after activate")
     capacity: int | None = Field(default=None, ge=1, le=MAX_LEVEL_NUMBER,
                                  description="items inside; null = unlimited")
@@ -63,6 +64,18 @@ class RecipesFile(_Strict):
         return names
 
 
+class AgentProfileSpec(_Strict):
+    """What one agent of a heterogeneous team can do (Collab-Overcooked's resource isolation and
+    asymmetric knowledge): where it can go, and which recipes it is told."""
+
+    reach: list[Name] = Field(
+        min_length=1, max_length=MAX_LOCATIONS, description="locations it can use: instance names (pot0) and/or types (pot)"
+    )
+    knows: list[Name] | None = Field(
+        default=None, max_length=MAX_RECIPES, description="products whose recipe trees it is told; null = every recipe"
+    )
+
+
 class LevelFile(_Strict):
     schema_: Literal["mindagent/level@1"] = Field(alias="schema")
     name: Name = Field(min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
@@ -76,3 +89,7 @@ class LevelFile(_Strict):
     difficulty: str | None = Field(default=None, max_length=MAX_NAME_CHARS)
     in_paper: bool = False
     note: str | None = Field(default=None, max_length=4096)
+    agents: list[AgentProfileSpec] | None = Field(
+        default=None, min_length=1, max_length=MAX_AGENT_PROFILES,
+        description="per-agent profiles, dealt round-robin to the team; null = every agent reaches everything",
+    )

@@ -296,7 +296,7 @@ class Dispatcher:
             others = [n for k, n in enumerate(names) if k != agent]
             turn = agent_turn(shown, names[agent], others, {a: m for a, m in heard.items() if a != names[agent]})
             memory = memories.get(agent) or Memory(0)
-            messages = build_messages(session.prompt_parts(), self.prompt, self.demo, memory.turns(), turn)
+            messages = build_messages(session.agent_prompt_parts(agent), self.prompt, self.demo, memory.turns(), turn)
             one = session.agent_grammar(agent)
             call = await self.brain.ask(messages, agent_answer_grammar(one) if one else None)
             calls.append(call)

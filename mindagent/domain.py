@@ -226,6 +226,11 @@ class DomainSession(abc.ABC):
         """Goal mode: a fresh executor (the line cooks) that turns goals into commands."""
         return None
 
+    def agent_prompt_parts(self, agent: int) -> PromptParts:
+        """The static prompt text agent `agent` sees in decentral mode (default: the dispatcher's);
+        a domain whose agents know different things narrows it to what this agent knows."""
+        return self.prompt_parts()
+
     def agent_grammar(self, agent: int) -> str | None:
         """GBNF of one command of agent `agent` alone (decentral mode; None: no grammar)."""
         return None

@@ -111,6 +111,8 @@ def generate(
     name: str | None = typer.Option(None, help="the level's name (default: gen_s<seed>_d<dishes>_<difficulty>)"),
     out_file: Path | None = typer.Option(None, "--out", help="where to write it (default: ./<name>.json)"),
     agents: int = typer.Option(2, min=1, max=8, help="team size for the reported CoS and bound"),
+    handoffs: bool = typer.Option(False, "--handoffs",
+                                  help="forced hand-offs: split the kitchen between two agent profiles joined by counters"),
 ) -> None:
     """Write a procedural level from the recipe graph, checked solvable (the planner serves orders)."""
     from mindagent.cuisine.levelgen import GenerationError, generate_level, level_json
@@ -120,13 +122,14 @@ def generate(
 
     allowed = [t.strip() for t in tools.split(",") if t.strip()] if tools else None
     try:
-        data = generate_level(seed, dishes, allowed, difficulty, name)
+        data = generate_level(seed, dishes, allowed, difficulty, name, handoffs=handoffs)
     except GenerationError as exc:
         fail(str(exc))
     target = out_file or Path(f"{data.level.name}.json")
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(level_json(data, note=f"mindagent levels generate --seed {seed} --dishes {dishes}"
-                                              f"{f' --tools {tools}' if tools else ''} --difficulty {difficulty}"),
+                                              f"{f' --tools {tools}' if tools else ''} --difficulty {difficulty}"
+                                              f"{' --handoffs' if handoffs else ''}"),
                       encoding="utf-8")
     compiled = level_or_exit(str(target))
     cos = run_cell(CuisinePlanner(), compiled, agents).cos

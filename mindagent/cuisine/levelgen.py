@@ -63,10 +63,12 @@ class _Graph:
 
 
 def level_data(name: str, dishes: Sequence[str], kitchen: Sequence[str], recipes: Sequence[RecipeSpec],
-               base: Sequence[str], max_steps: int = 60, difficulty: str | None = None) -> LevelData:
+               base: Sequence[str], max_steps: int = 60, difficulty: str | None = None,
+               agents: Sequence[dict[str, list[str]]] | None = None) -> LevelData:
     """A level held in memory, validated by the same schema as a level file."""
     spec = LevelFile.model_validate({"schema": "mindagent/level@1", "name": name, "dishes": list(dishes),
-                                     "kitchen": list(kitchen), "max_steps": max_steps, "difficulty": difficulty})
+                                     "kitchen": list(kitchen), "max_steps": max_steps, "difficulty": difficulty,
+                                     "agents": None if agents is None else list(agents)})
     return LevelData(spec, tuple(recipes), tuple(base), load_location_types(), f"<generated {name}>")
 
 
@@ -83,6 +85,30 @@ def _kitchen(graph: _Graph, dishes: Sequence[str], spare_tools: int, allowed: Se
     for t in types[:spare_tools]:
         kitchen.append(t)
     return kitchen
+
+
+def _split(graph: _Graph, dishes: Sequence[str], kitchen: list[str]) -> tuple[list[str], list[dict[str, list[str]]]]:
+    """Forced hand-offs (issue 15): the kitchen split by a pass of two counters. The storage and
+    the tool types deepest in the dishes' trees (the first half, at least none) go to one agent, the
+    other tools and the serving table to the other, so raw items, products or dishes must cross."""
+    depth: dict[str, int] = {}
+
+    def walk(product: str, level: int) -> None:
+        recipe = graph.recipes.get(product)
+        if recipe is None:
+            return
+        depth[recipe.tool] = max(depth.get(recipe.tool, 0), level)
+        for i in recipe.ingredients:
+            walk(i, level + 1)
+
+    for dish in dishes:
+        walk(dish, 0)
+    types = sorted(depth, key=lambda t: (-depth[t], t))
+    prep = types[: len(types) // 2]
+    return kitchen + ["counter", "counter"], [
+        {"reach": ["storage", *prep, "counter"]},
+        {"reach": ["counter", *[t for t in types if t not in prep], "servingtable"]},
+    ]
 
 
 def _pick_dishes(rng: random.Random, graph: _Graph, count: int, difficulty: str) -> list[str]:
@@ -105,8 +131,9 @@ def solvable(level: Level, agents: int = 2) -> bool:
 
 
 def generate_level(seed: int, dishes: int = 2, tools: Sequence[str] | None = None, difficulty: str = "medium",
-                   name: str | None = None, recipes_file: str | None = None) -> LevelData:
-    """A solvable level: `dishes` dishes whose trees use only `tools` (all types when None)."""
+                   name: str | None = None, recipes_file: str | None = None, handoffs: bool = False) -> LevelData:
+    """A solvable level: `dishes` dishes whose trees use only `tools` (all types when None);
+    `handoffs` splits the kitchen between two agent profiles that pass items over counters."""
     if difficulty not in DIFFICULTIES:
         raise GenerationError(f"difficulty must be one of {', '.join(DIFFICULTIES)}, not {difficulty!r}")
     if dishes < 1:
@@ -125,7 +152,11 @@ def generate_level(seed: int, dishes: int = 2, tools: Sequence[str] | None = Non
         kitchen = _kitchen(usable, chosen, spare, tools)
         if kitchen is None:
             continue
-        data = level_data(level_name, chosen, kitchen, book.recipes, book.base_ingredients, difficulty=difficulty)
+        profiles = None
+        if handoffs:
+            kitchen, profiles = _split(usable, chosen, kitchen)
+        data = level_data(level_name, chosen, kitchen, book.recipes, book.base_ingredients, difficulty=difficulty,
+                          agents=profiles)
         if solvable(compile_level(data)):
             return data
     raise GenerationError(f"no solvable level in {ATTEMPTS} attempts for seed {seed}, {dishes} dishes, {difficulty}")
@@ -137,6 +168,8 @@ def level_json(data: LevelData, note: str | None = None) -> str:
     payload: dict[str, object] = {"schema": "mindagent/level@1", "name": spec.name, "dishes": list(spec.dishes),
                                   "kitchen": list(spec.kitchen), "max_steps": spec.max_steps,
                                   "difficulty": spec.difficulty}
+    if spec.agents:
+        payload["agents"] = [p.model_dump(exclude_none=True) for p in spec.agents]
     if note:
         payload["note"] = note
     return json.dumps(payload, indent=2) + "\n"

@@ -17,6 +17,10 @@ def _tool_line(level: Level, type_name: str, names: list[str]) -> str:
         return f"- {where}: storage. Take any base ingredient by name; whatever is put here is thrown away."
     if loc.role == "serving":
         return f"- {where}: serving table. Put a finished dish here to deliver it."
+    if loc.role == "counter":
+        return (f"- {where}: counter, holds {loc.capacity if loc.capacity > 0 else 'any number of'} item"
+                f"{'s' if loc.capacity != 1 else ''}. Any item can be put here and taken by another agent "
+                "(get_agentK_LOCATION): the hand-off between agents who reach different stations.")
     capacity = "any number of items" if loc.capacity < 0 else f"at most {loc.capacity} item{'s' if loc.capacity != 1 else ''}"
     if loc.cook_time == 0:
         timing = "works instantly when activated"
@@ -27,7 +31,27 @@ def _tool_line(level: Level, type_name: str, names: list[str]) -> str:
     return f"- {where}: {type_name}, holds {capacity}, {timing}{extra}{take}."
 
 
-def instructions_text(level: Level, n_agents: int) -> str:
+def team_text(level: Level, n_agents: int, only: int | None = None) -> str:
+    """Who reaches which stations (every agent) and who knows which recipes (every agent, or only
+    agent `only`, in its own decentral prompt); '' on a level where every agent reaches everything."""
+    profiles = level.team_profiles(n_agents)
+    if profiles is None:
+        return ""
+    lines = ["This team is not alike: each agent can use only the locations listed for it; a command at any "
+             "other location is refused (cannot reach). Items cross between agents on a counter both reach."]
+    for a, profile in enumerate(profiles):
+        reach = ", ".join(n for n in level.location_names if n in profile.reach)
+        lines.append(f"- agent{a} can reach: {reach}.")
+    for a, profile in enumerate(profiles):
+        if profile.knows is None or (only is not None and a != only):
+            continue
+        products = [r.product for r in level.known_recipes(profile.knows)]
+        told = f"the recipes of: {', '.join(products)}" if products else "no recipe (it must be told what to do)"
+        lines.append(f"- agent{a} knows {told}.")
+    return "\n".join(lines) + "\n"
+
+
+def instructions_text(level: Level, n_agents: int, only: int | None = None) -> str:
     by_type: dict[str, list[str]] = {}
     for loc in level.locations:
         by_type.setdefault(loc.type, []).append(loc.name)
@@ -55,12 +79,15 @@ Rules:
 This kitchen:
 {kitchen}
 Base ingredients in storage: {", ".join(level.base_ingredients)}.
-
+{team_text(level, n_agents, only)}
 Answer with exactly {n_agents} line{'s' if n_agents != 1 else ''}, one command per agent, and nothing else."""
 
 
-def recipes_text(level: Level, demo_dish: str | None = None) -> str:
-    recipes = list(level.recipes)
+def recipes_text(level: Level, demo_dish: str | None = None, knows: frozenset[str] | None = None) -> str:
+    """The recipe list; `knows` (an agent's own knowledge, decentral mode) keeps only its trees."""
+    recipes = list(level.known_recipes(knows))
+    if not recipes and not demo_dish:
+        return "Recipes: you know none; ask your teammates what to make and how."
     if demo_dish is not None and level.recipe_for(demo_dish) is None:
         book = {r.product: r for r in load_recipes().recipes}
         queue = [demo_dish]

@@ -81,6 +81,18 @@ class CuisineSession(DomainSession):
             knowledge=knowledge_text(),
         )
 
+    def agent_prompt_parts(self, agent: int) -> PromptParts:
+        """Agent `agent`'s own prompt (decentral mode): only the recipes it knows on a level with
+        asymmetric knowledge; the dispatcher's `prompt_parts` tell every agent's knowledge."""
+        profiles = self.level.team_profiles(self.n_agents)
+        if profiles is None or profiles[agent].knows is None:
+            return self.prompt_parts()
+        return PromptParts(
+            recipes=recipes_text(self.level, self.demo_dish, profiles[agent].knows),
+            instructions=instructions_text(self.level, self.n_agents, only=agent),
+            knowledge=knowledge_text(),
+        )
+
     def idle_command(self, agent: int) -> str:
         return f"noop_agent{agent}"
 

@@ -32,7 +32,8 @@ def kitchen_view(session: CuisineSession) -> dict[str, Any]:
 
 #: Plain words for location types (the page says "serving table", never "servingtable0").
 TYPE_WORDS = {"storage": "storage", "servingtable": "serving table", "chopboard": "chopping board", "pot": "pot",
-              "pan": "pan", "mixer": "mixer", "blender": "blender", "steamer": "steamer", "oven": "oven"}
+              "pan": "pan", "mixer": "mixer", "blender": "blender", "steamer": "steamer", "oven": "oven",
+              "counter": "counter"}
 def words(name: str) -> str:
     """``tunaSushi`` → ``tuna sushi``; ``BurritodeAsada`` → ``burrito de asada``."""
     if name.startswith("Burritode"):
@@ -68,9 +69,22 @@ def level_view(session: CuisineSession) -> dict[str, Any]:
         "needed_ingredients": needed,
         "kitchen": [{"name": loc.name, "type": loc.type, "role": loc.role} for loc in level.locations],
         "n_agents": session.n_agents,
+        **_team(level, session.n_agents),
         "max_steps": session.max_steps,
         "display": display_names(level),
         "verbs": {"goto": "go", "get": "take", "put": "put", "activate": "start", "noop": "wait"},
+    }
+
+
+def _team(level: Any, n_agents: int) -> dict[str, Any]:
+    """On a level whose agents differ: the locations each agent reaches (kitchen order) and the
+    products whose recipes it knows (None: all). Nothing on a level where everyone reaches everything."""
+    profiles = level.team_profiles(n_agents)
+    if profiles is None:
+        return {}
+    return {
+        "reach": [[n for n in level.location_names if n in p.reach] for p in profiles],
+        "knows": [None if p.knows is None else [r.product for r in level.known_recipes(p.knows)] for p in profiles],
     }
 
 

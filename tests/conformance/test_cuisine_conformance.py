@@ -37,8 +37,8 @@ async def run(level: str, rules: str, agents: int = 2) -> ConformanceReport:
                                  policy=planner, skip=KNOWN_BUGS)
 
 
-def test_all_thirteen_levels_are_covered() -> None:
-    assert LEVELS == [f"level_{i}" for i in range(13)]
+def test_all_shipped_levels_are_covered() -> None:
+    assert LEVELS == [f"level_{i}" for i in range(13)] + ["pass_sushi", "secret_salad", "relay_sashimi"]
 
 
 @pytest.mark.asyncio
@@ -56,6 +56,16 @@ async def test_level_keeps_the_contract(level: str, rules: str) -> None:
 @pytest.mark.parametrize("rules", ["reference", "fixed"])
 async def test_team_sizes_keep_the_contract(agents: int, rules: str) -> None:
     await run("level_3", rules, agents)
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("agents", [3, 4])
+@pytest.mark.parametrize("rules", ["reference", "fixed"])
+@pytest.mark.parametrize("level", ["pass_sushi", "relay_sashimi", "secret_salad"])
+async def test_heterogeneous_teams_keep_the_contract(level: str, agents: int, rules: str) -> None:
+    """Forced-collaboration levels with every team size: profiles dealt round-robin, reach refused."""
+    report = await run(level, rules, agents)
+    assert set(report.checks) == set(CHECKS) - set(KNOWN_BUGS)
 
 
 @pytest.mark.asyncio

@@ -123,3 +123,38 @@ async def test_play_a_short_episode_in_chromium(tmp_path: Path, brain_factory: A
         Path(saved).mkdir(parents=True, exist_ok=True)
         for name in ("game.png", "survey.png"):
             shutil.copy(tmp_path / name, Path(saved) / name)
+
+
+async def test_the_page_says_who_reaches_each_station(tmp_path: Path, brain_factory: Any, require: Any) -> None:
+    """On a split kitchen every tile names the agents who can use it, in text and in its label,
+    and the player's own out-of-reach stations say so (not by colour alone)."""
+    require("playwright", "pip install playwright (the browser itself is Debian's chromium)")
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"no chromium at {CHROMIUM}")
+        pytest.skip(f"no chromium at {CHROMIUM} (apt-get install chromium)")
+    from playwright.async_api import async_playwright, expect
+
+    config = ServerConfig(port=0, model="tiny", model_why="the test's tiny policy stands in for the planner",
+                          mode="turns", tick=0.05, turn_timeout=600, countdown=0, recordings=tmp_path / "rooms",
+                          startup=GameSpec("cuisineworld", "pass_sushi", 2, 1.0, 0, "reference", 4))
+    async with GameServer(config, brain_factory=brain_factory) as server, async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = await browser.new_page(viewport={"width": 1400, "height": 900})
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        await page.goto(server.url)
+        await page.click("#join-player-0")
+        await expect(page.locator("#room-title")).to_contain_text("you play agent0")
+        await check_page_matches_engine(page, server)
+        reach = server.startup_room.session.static_view()["reach"]
+        for loc in server.startup_room.session.world.level.location_names:
+            who = [a for a, names in enumerate(reach) if loc in names]
+            tile = page.locator(f".tile[data-location='{loc}']")
+            await expect(tile.locator(".reach")).to_have_text("reach: " + ", ".join(f"agent{a}" for a in who))
+            label = await tile.get_attribute("aria-label")
+            assert label is not None and ("reachable by " + ", ".join(f"agent{a}" for a in who)) in label
+            assert ("(not by you)" in label) == (0 not in who), label
+        assert reach[0] == ["storage0", "chopboard0", "chopboard1", "counter0", "counter1"]
+        await browser.close()
+        assert not errors, errors

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from cuisineworld import load_level
 from levels.loader import level_names
 from mindagent.brains import PolicyBrain
 from mindagent.cuisine.planners import CuisinePlanner
@@ -44,5 +45,8 @@ async def test_planner_with_one_human_agent_issues_no_refused_command(level: str
         served += len(last["completed"])
     assert room.session.step_index == 60 and room.status == "finished"
     assert refused == []
-    assert served >= 1  # the planner's agent still cooks with a stranger in the kitchen
+    if load_level(level).team_profiles(2) is None:
+        assert served >= 1  # the planner's agent still cooks with a stranger in the kitchen
+    # (on a forced-collaboration level the person's agent holds the only way to the storage or the
+    # serving table, so a random person can starve the planner's agent: nothing to assert there)
     await room.close()

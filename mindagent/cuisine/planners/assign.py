@@ -64,6 +64,8 @@ def collect_tasks(snap: Snapshot, root: Node, job_key: tuple[int, int, int], tas
         elif node.kind == "storage" and node.dest is not None and node.source is not None:
             key = _key(cls, deadline, rank, node.tail, 4)
             tasks.append(Task("move", key, node.source, node.item, node.dest, 0, parks))
+        elif node.kind == "shelf" and node.dest is not None and node.tool is not None:
+            tasks.append(Task("move", _key(cls, deadline, rank, node.tail, 3), node.tool, None, node.dest, 0, parks))
         elif node.kind == "tool" and node.dest is not None and node.tool is not None:
             key = _key(cls, deadline, rank, node.tail, 3 + snap.tool_busy[node.tool])
             tasks.append(Task("move", key, node.tool, None, node.dest, snap.tool_busy[node.tool], parks))
@@ -82,6 +84,8 @@ def _key(cls: int, deadline: int, rank: int, tail: int, duration: int) -> tuple[
 
 
 def _accepts(snap: Snapshot, dest: str, item: str) -> bool:
+    if dest in snap.shelves:
+        return not snap.shelves[dest]
     if dest in snap.content:
         return snap.can_put(dest, item)
     if dest in snap.book.servings:
@@ -89,7 +93,68 @@ def _accepts(snap: Snapshot, dest: str, item: str) -> bool:
     return True
 
 
+def eligible(snap: Snapshot, a: int, task: Task) -> bool:
+    """May agent `a` take this sub-task? It must reach the source, and for a move be among the
+    agents that get the item closest to its destination (fewest hand-offs left), so an item on a
+    counter is never carried back the way it came."""
+    team = snap.team
+    if team is None:
+        return True
+    if not team.reaches(a, task.src):
+        return False
+    if task.kind == "activate" or task.dest is None:
+        return True
+    hops = team.hops_to(task.dest)
+    mine = hops[a]
+    if mine is None:
+        return False
+    return all(h is None or h >= mine for b, h in enumerate(hops) if team.reaches(b, task.src))
+
+
+def handoff(snap: Snapshot, a: int, dest: str) -> str | None:
+    """The counter where agent `a`, who cannot reach `dest`, leaves an item for the next agent on
+    the way: an empty one first, then the one closest to `dest`, then the one it stands at."""
+    team = snap.team
+    if team is None:
+        return None
+    hops = team.hops_to(dest)
+    mine = hops[a]
+    options: list[tuple[bool, int, bool, str]] = []
+    for counter in team.counters:
+        if not team.reaches(a, counter):
+            continue
+        after = [h for b, h in enumerate(hops) if b != a and h is not None and team.reaches(b, counter)]
+        if not after or (mine is not None and min(after) >= mine):
+            continue
+        full = bool(snap.shelves.get(counter))
+        if not full and not _safe(snap, a, counter):
+            continue
+        options.append((full, min(after), snap.at[a] != counter, counter))
+    return min(options)[3] if options else None
+
+
+def _safe(snap: Snapshot, a: int, counter: str) -> bool:
+    """Leaving an item on `counter` cannot lock the hand-offs: afterwards a counter `a` reaches is
+    still empty, or `a` (empty-handed then) can take and use an item waiting on one, or another
+    agent who reaches `counter` has a free hand or holds what it can use itself (so it can take the
+    item off). Otherwise both sides could wait with full hands for counters only the other can empty."""
+    team = snap.team
+    if team is None:
+        return True
+    mine = [c for c in team.counters if team.reaches(a, c)]
+    if any(c != counter and not snap.shelves.get(c) for c in mine):
+        return True
+    if any(len(items) == 1 and team.uses(a, items[0]) for c in mine if (items := snap.shelves.get(c))):
+        return True
+    # someone else at the counter has, or can free, a hand to take the item off
+    return any(b != a and team.reaches(b, counter) and (snap.hold[b] is None or team.uses(b, snap.hold[b] or ""))
+               for b in range(snap.n))
+
+
 def _carry(snap: Snapshot, a: int, dest: str | None, parks: bool = False) -> Decision:
+    if dest is not None and not snap.reaches(a, dest):
+        dest = handoff(snap, a, dest)  # out of reach: leave it on a counter for the next agent
+        parks = dest is not None and bool(snap.shelves.get(dest))
     if dest is None:
         return Decision(("noop", a, None, None), "wait")
     if snap.at[a] != dest:
@@ -102,11 +167,16 @@ def _carry(snap: Snapshot, a: int, dest: str | None, parks: bool = False) -> Dec
 def _dispose(snap: Snapshot, a: int) -> Decision:
     item = snap.hold[a] or ""
     if snap.book.servings and snap.can_serve(item):
-        return _carry(snap, a, snap.book.servings[0] if snap.at[a] not in snap.book.servings else snap.at[a])
+        return _carry(snap, a, snap.at[a] if snap.at[a] in snap.book.servings else _nearest(snap, a, snap.book.servings))
     if snap.book.storages:
-        target = snap.at[a] if snap.at[a] in snap.book.storages else snap.book.storages[0]
+        target = snap.at[a] if snap.at[a] in snap.book.storages else _nearest(snap, a, snap.book.storages)
         return _carry(snap, a, target)
     return Decision(("noop", a, None, None), "wait")
+
+
+def _nearest(snap: Snapshot, a: int, places: tuple[str, ...]) -> str:
+    """The first of `places` the agent reaches, else the first (reached through hand-offs)."""
+    return next((p for p in places if snap.reaches(a, p)), places[0])
 
 
 def _start(snap: Snapshot, a: int, task: Task) -> Decision:
@@ -144,7 +214,7 @@ def assign(snap: Snapshot, tasks: list[Task], hand_dest: HandDest, free: list[in
             skip[task.signature] -= 1
             continue
         # a task one step from ready keeps an agent already standing at its source
-        soon = task.wait <= stay and any(snap.at[a] == task.src for a in empty)
+        soon = task.wait <= stay and any(snap.at[a] == task.src and eligible(snap, a, task) for a in empty)
         (ready if task.wait == 0 or soon else pending).append(task)
     if activate_here:
         # Starting a tool one stands at costs one command now and a goto more later, and the
@@ -164,15 +234,18 @@ def assign(snap: Snapshot, tasks: list[Task], hand_dest: HandDest, free: list[in
             if may_park <= 0:
                 continue
             may_park -= 1
-        here = [a for a in empty if snap.at[a] == task.src]
+        able = empty if snap.team is None else [a for a in empty if eligible(snap, a, task)]
+        here = [a for a in able if snap.at[a] == task.src]
         if here:
             agent = here[0]
         elif task.wait:
             pending.append(task)
             continue
+        elif not able:
+            continue
         else:
             # nobody is there: send someone who is not standing at another ready task's source
-            agent = min(empty, key=lambda a: (sources[snap.at[a]] > 0, a))
+            agent = min(able, key=lambda a: (sources[snap.at[a]] > 0, a))
         empty.remove(agent)
         if task.wait:
             out[agent] = Decision(("noop", agent, None, None), "wait", task)
@@ -182,8 +255,11 @@ def assign(snap: Snapshot, tasks: list[Task], hand_dest: HandDest, free: list[in
     for task in pending:
         if not empty or task.wait > preposition:
             continue
-        here = [a for a in empty if snap.at[a] == task.src]
-        agent = here[0] if here else empty[0]
+        able = empty if snap.team is None else [a for a in empty if eligible(snap, a, task)]
+        if not able:
+            continue
+        here = [a for a in able if snap.at[a] == task.src]
+        agent = here[0] if here else able[0]
         empty.remove(agent)
         if snap.at[agent] == task.src:
             out[agent] = Decision(("noop", agent, None, None), "wait", task)

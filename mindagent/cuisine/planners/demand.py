@@ -67,7 +67,7 @@ def remaining_work(node: Node) -> int:
     """Commands still needed to deliver `node` (with everything below it) to its destination."""
     if node.kind == "hand":
         work = 1 if node.put_idx == 0 else 2
-    elif node.kind in ("storage", "tool"):
+    elif node.kind in ("storage", "tool", "shelf"):
         work = 4
     else:
         work = 6  # deliver the product, plus the activation and the walk to it

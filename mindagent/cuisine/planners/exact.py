@@ -47,12 +47,13 @@ class SearchResult:
 def _key(world: World) -> tuple[object, ...]:
     """The state, with the agents sorted: the engine treats agents alike (only the order commands
     are written in matters, and every order is tried), so two states that differ by a renaming of
-    the agents have the same futures."""
+    the agents have the same futures. Not on a level with per-agent reach: there agents differ."""
     names = world.level.location_names
     counts = world.counts
+    agents = [(world.agent_location(a), world.agent_holding(a) or "", world.agent_busy(a))
+              for a in range(world.n_agents)]
     return (
-        tuple(sorted((world.agent_location(a), world.agent_holding(a) or "", world.agent_busy(a))
-                     for a in range(world.n_agents))),
+        tuple(agents if world.level.heterogeneous else sorted(agents)),  # unlike agents keep their names
         tuple(tuple(world.location_content(n)) for n in names),
         tuple(world.location_busy(n) for n in names),
         tuple(world.location_gettable(n) for n in names),

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from cuisineworld import Level, Recipe
+from cuisineworld.reach import TeamReach
 
 ACTIONS_PER_ITEM = 4  # get + put + the goto before each of them (see upper_bound for the proof)
 #: an item built on inside its tool skips its get, its put and the goto before the put
@@ -55,7 +56,18 @@ class RecipeBook:
         self.storages = tuple(loc.name for loc in level.locations if loc.role == "storage")
         self.servings = tuple(loc.name for loc in level.locations if loc.role == "serving")
         self.cook = dict(level.cook_time_by_type)
+        self.counters = tuple(loc.name for loc in level.locations if loc.role == "counter")
         self._makeable: dict[str, bool] = {}
+        self._teams: dict[int, TeamReach] = {}
+
+    def team(self, n_agents: int) -> TeamReach | None:
+        """Who reaches what in a team of `n_agents` (None: a homogeneous level, no hand-offs)."""
+        if not self.level.heterogeneous:
+            return None
+        team = self._teams.get(n_agents)
+        if team is None:
+            team = self._teams[n_agents] = TeamReach(self.level, n_agents)
+        return team
 
     # --------------------------------------------------------------- feasibility
     def makeable(self, product: str) -> bool:
@@ -142,6 +154,40 @@ class RecipeBook:
                 same_type = True
             out += self.in_place_nodes(i)
         return out + (1 if same_type else 0)
+
+    def handoffs(self, product: str, n_agents: int) -> int:
+        """The fewest hand-offs one `product` needs, brought to a serving table by a team of
+        `n_agents` on a heterogeneous level (0 on a homogeneous one): every item crosses at least
+        the relays (`TeamReach.hops`) between a place it can come from and one it must go to.
+        Each move is counted alone (its cheapest route, whichever tool instances that takes), and
+        a product child that can stay inside its parent's tool (`in_place_nodes`) is not moved."""
+        team = self.team(n_agents)
+        if team is None or product not in self.recipe or product in self.base:
+            return 0
+        return self._edge(team, product, self.servings) + self._below(team, product)
+
+    def _below(self, team: TeamReach, product: str) -> int:
+        recipe = self.recipe[product]
+        dests = tuple(t.name for t in self.tools_of.get(recipe.tool, ()))
+        total = 0
+        in_place = 0
+        for i in recipe.ingredients:
+            hops = self._edge(team, i, dests)
+            child = self.recipe.get(i)
+            if child is not None and i not in self.base:
+                if child.tool == recipe.tool:
+                    in_place = max(in_place, hops)
+                total += self._below(team, i)
+            total += hops
+        return total - in_place
+
+    def _edge(self, team: TeamReach, item: str, dests: tuple[str, ...]) -> int:
+        recipe = self.recipe.get(item)
+        if recipe is None or item in self.base:
+            sources = self.storages
+        else:
+            sources = tuple(t.name for t in self.tools_of.get(recipe.tool, ()))
+        return team.hops(sources, dests, team.relays_for(item)) or 0
 
     def tool_use(self, product: str) -> Counter[str]:
         """Cook steps each tool type spends on one `product`."""

@@ -26,11 +26,11 @@ UNREACHABLE = 10**6
 @dataclass(slots=True)
 class Node:
     item: str
-    kind: str  # hand | tool | storage | make | blocked | none
+    kind: str  # hand | tool | shelf (on a counter) | storage | make | blocked | none
     dest: str | None  # where the item goes next (a tool, a serving table, a storage as trash)
     job: int
     agent: int | None = None  # kind == "hand"
-    tool: str | None = None  # the tool holding (kind "tool") or making (kind "make") the item
+    tool: str | None = None  # the tool holding (kind "tool"), making ("make") or counter holding ("shelf") it
     source: str | None = None  # the storage (kind "storage")
     children: list[Node] = field(default_factory=list)
     put_idx: int = 0
@@ -88,6 +88,10 @@ class Resolver:
                 self.hands.add(agent)
                 delay = snap.busy[agent] + (0 if snap.at[agent] == dest else 1)
                 return Node(item, "hand", dest, job, agent=agent, put_idx=delay)
+            counter = self._shelved(item) if snap.shelf else None
+            if counter is not None:  # left on a counter for a hand-off: furthest along, take it first
+                self.tools[counter] = job
+                return Node(item, "shelf", dest, job, tool=counter, put_idx=2 if self._someone_at(counter) else 3)
             if item in self.book.base:
                 return self._storage(job, item, dest)
             tool = self._product(item)
@@ -106,6 +110,11 @@ class Resolver:
 
     def _hand(self, item: str, dest: str | None) -> int | None:
         snap = self.snap
+        if snap.team is not None and dest is not None:
+            # on a split kitchen: the holder with the fewest hand-offs to go, then one already there
+            hops = snap.team.hops_to(dest)
+            holders = [a for a in range(snap.n) if snap.hold[a] == item and a not in self.hands]
+            return min(holders, key=lambda a: (hops[a] is None, hops[a] or 0, snap.at[a] != dest, a), default=None)
         best = None
         for a in range(snap.n):
             if snap.hold[a] == item and a not in self.hands:
@@ -114,6 +123,12 @@ class Resolver:
                 if best is None:
                     best = a
         return best
+
+    def _shelved(self, item: str) -> str | None:
+        for counter, items in self.snap.shelves.items():
+            if counter not in self.tools and items == [item]:
+                return counter
+        return None
 
     def _someone_at(self, location: str) -> bool:
         return any(loc == location for loc in self.snap.at)

@@ -36,7 +36,7 @@ from mindagent.cuisine.planners.assign import (
     collect_tasks,
     render,
 )
-from mindagent.cuisine.planners.demand import REAL, Demand, Job, PlannerConfig, serve_dest, tree_products
+from mindagent.cuisine.planners.demand import REAL, SPARE, Demand, Job, PlannerConfig, serve_dest, tree_products
 from mindagent.cuisine.planners.head_chef import ChefOrders, read_orders
 from mindagent.cuisine.planners.lookahead import rollout_score, variant_configs
 from mindagent.cuisine.planners.recipes import RecipeBook
@@ -205,7 +205,8 @@ class CuisinePlanner:
         """An agent with nothing to do waits by a storage, where most work starts."""
         if snap.busy[a] or snap.hold[a] is not None or not snap.book.storages or snap.at[a] in snap.book.storages:
             return f"noop_agent{a}"
-        return f"goto_agent{a}_{snap.book.storages[0]}"
+        storage = next((s for s in snap.book.storages if snap.reaches(a, s)), None)
+        return f"noop_agent{a}" if storage is None else f"goto_agent{a}_{storage}"
 
     def _validated(self, world: World, commands: list[str]) -> list[str]:
         for _ in range(len(commands) + 1):
@@ -231,6 +232,7 @@ class CuisinePlanner:
                 jobs.append(job)
         self._inherit(resolver, jobs)
         jobs += self._cleanup(snap, resolver, jobs)
+        jobs += self._clear_counters(snap, resolver, len(jobs))
         resolver.feed_queues()
         resolver.settle_queues()
         tasks: list[Task] = []
@@ -269,6 +271,21 @@ class CuisinePlanner:
                 root = self._clear_tool(snap, resolver, t.name, rank)
                 if root is not None:
                     extra.append(Job(root.item, REAL, blocked.deadline, rank, root))
+        return extra
+
+    @staticmethod
+    def _clear_counters(snap: Snapshot, resolver: Resolver, first_rank: int) -> list[Job]:
+        """Take items no job wants off the counters (served, or into a storage), last of all:
+        a counter left full blocks every later hand-off through it."""
+        extra: list[Job] = []
+        trash = snap.book.storages[0] if snap.book.storages else None
+        for counter, items in snap.shelves.items():
+            if len(items) != 1 or counter in resolver.tools:
+                continue
+            rank = first_rank + len(extra)
+            resolver.tools[counter] = rank
+            node = Node(items[0], "shelf", serve_dest(snap, items[0]) or trash, rank, tool=counter)
+            extra.append(Job(items[0], SPARE, snap.max_steps - 1 - snap.time, rank, node))
         return extra
 
     @staticmethod

@@ -13,6 +13,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from cuisineworld import World
+from cuisineworld.reach import TeamReach
 from mindagent.cuisine.planners.recipes import RecipeBook
 
 
@@ -32,6 +33,15 @@ class Snapshot:
     activated: dict[str, bool]  # after-activation tools: holds a gettable product
     orders: list[tuple[str, int]]  # (dish, lifetime), most urgent first
     served: Counter[str]  # dishes waiting on serving tables
+    team: TeamReach | None = None  # who reaches what (None: everyone everything)
+    shelf: dict[str, list[str]] | None = None  # counters: items left by one agent for another
+
+    @property
+    def shelves(self) -> dict[str, list[str]]:
+        return self.shelf if self.shelf is not None else {}
+
+    def reaches(self, agent: int, location: str | None) -> bool:
+        return self.team is None or location is None or location in self.team.reach[agent]
 
     @staticmethod
     def of(world: World, book: RecipeBook) -> Snapshot:
@@ -54,11 +64,16 @@ class Snapshot:
             activated={t: (not book.tool[t].always_gettable) and world.location_gettable(t) for t in names},
             orders=[(o.dish, o.lifetime) for o in world.orders],
             served=served,
+            team=book.team(world.n_agents),
+            shelf={c: world.location_content(c) for c in book.counters} if book.counters else None,
         )
 
     # ------------------------------------------------------------------ reads
     def gettable_item(self, tool: str) -> str | None:
-        """The item a `get` at this tool would hand over once the tool is idle, if any."""
+        """The item a `get` at this tool (or counter) would hand over once the tool is idle, if any."""
+        if self.shelf is not None and tool in self.shelf:
+            items = self.shelf[tool]
+            return items[0] if len(items) == 1 else None
         content = self.content[tool]
         if len(content) != 1:
             return None
@@ -106,6 +121,8 @@ class Snapshot:
 
     def legal(self, verb: str, agent: int, location: str | None, item: str | None) -> bool:
         """Would the engine accept this command now (after the commands applied so far)?"""
+        if verb != "noop" and not self.reaches(agent, location):
+            return False
         if verb in ("noop", "goto"):
             return verb == "noop" or not self.busy[agent]
         if self.busy[agent] or self.at[agent] != location or location is None:
@@ -116,6 +133,8 @@ class Snapshot:
                 return False
             if location in self.book.storages:
                 return item in self.book.base
+            if location in self.shelves:
+                return self.gettable_item(location) is not None
             return location in self.content and not self.tool_busy[location] and self.gettable_item(location) is not None
         if verb == "put":
             if held is None:
@@ -124,6 +143,8 @@ class Snapshot:
                 return self.can_put(location, held)
             if location in self.book.servings:
                 return self.can_serve(held)
+            if location in self.shelves:
+                return not self.shelves[location]
             return location in self.book.storages
         if verb == "activate":
             if held is not None or location not in self.content or self.tool_busy[location]:
@@ -140,7 +161,10 @@ class Snapshot:
                 raise ValueError("goto needs a location")
             self.at[agent] = location
         elif verb == "get":
-            if location in self.content:
+            if self.shelf is not None and location in self.shelf:
+                self.hold[agent] = self.shelf[location][0]
+                self.shelf[location] = []
+            elif location in self.content:
                 self.hold[agent] = self.content[location][0]
                 self.content[location] = []
                 self.activated[location] = False
@@ -149,7 +173,9 @@ class Snapshot:
         elif verb == "put":
             held = self.hold[agent]
             self.hold[agent] = None
-            if location in self.content:
+            if self.shelf is not None and location in self.shelf and held is not None:
+                self.shelf[location].append(held)
+            elif location in self.content:
                 if held is not None and held not in self.content[location]:
                     self.content[location].append(held)
             elif location in self.book.servings and held is not None:

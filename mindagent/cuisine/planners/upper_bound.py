@@ -40,6 +40,13 @@ Method (a relaxation solved exactly):
    Rule-set differences change none of this: a rejected joint action or a refused or vanishing
    put only loses commands, and serving needs an order only in the fixed set (more permissive
    in the relaxation, which allows the dish to wait anywhere).
+   **Reach.** On a level whose agents each reach only part of the kitchen, an item that no
+   one agent can carry from where it comes from to where it goes crosses relays (a counter, or
+   an always-gettable tool that takes it): each crossing is a put on the relay, preceded by a goto
+   (the agent got the item elsewhere), and a get from it by another agent, 3 more commands (the
+   goto before that get may be saved, so it is not counted). `RecipeBook.handoffs` counts the
+   fewest crossings per dish, each move on its own cheapest route (a relaxation), and adds 3
+   per crossing to the dish's work.
 4. **Denominator.** Every order that arrived is completed, failed or still active. Under the
    reference, several orders expiring in one step raise the failure count by one only, so the
    least denominator for C completions is C plus the fewest expiry steps (and still-open orders)
@@ -73,6 +80,8 @@ from mindagent.cuisine.planners.recipes import RecipeBook
 from mindagent.domain import RunProtocol
 
 EPISODES = 3
+#: Commands a hand-off adds: the put on the relay, the goto before it, and the other agent's get.
+HANDOFF_COMMANDS = 3
 
 
 class CapMayBind(ValueError):
@@ -164,7 +173,8 @@ def max_completions(slots: Sequence[OrderSlot], book: RecipeBook, agents: int, l
     level = book.level
     feasible = [s for s in slots if _completable(s, book, last_step)]
     due = [(_deadline(s, level, last_step), s.dish) for s in feasible]
-    best = most_on_time([(d, book.work(dish)) for d, dish in due], agents)
+    best = most_on_time([(d, book.work(dish) + HANDOFF_COMMANDS * book.handoffs(dish, agents)) for d, dish in due],
+                        agents)
     for tool_type, tools in book.tools_of.items():
         cook = book.cook.get(tool_type, 0)
         if cook == 0:

@@ -51,18 +51,20 @@ class ActionTable:
         names = level.location_names
         storages = [loc.name for loc in level.locations if loc.role == "storage"]
         tools = [loc.name for loc in level.locations if loc.role == "tool"]
+        # places a single item is taken from: tools, and the counters of a heterogeneous team's hand-offs
+        takes = [loc.name for loc in level.locations if loc.role in ("tool", "counter")]
         ingredients = level.base_ingredients if all_ingredients else level_ingredients(level)
         # templates: (verb, location, item); "{a}" is filled per agent
         self.templates: list[tuple[str, str | None, str | None]] = [("noop", None, None)]
         self.templates += [("goto", n, None) for n in names]
         self.templates += [("get", s, b) for s in storages for b in ingredients]
-        self.templates += [("get", t, None) for t in tools]
+        self.templates += [("get", t, None) for t in takes]
         self.templates += [("put", n, None) for n in names]
         self.templates += [("activate", t, None) for t in tools]
         self._index = {tpl: i for i, tpl in enumerate(self.templates)}
         self._storages = frozenset(storages)
         self._commands = [[self._render(a, tpl) for tpl in self.templates] for a in range(n_agents)]
-        self._lookup = [self._lookup_for(a, tools) for a in range(n_agents)]
+        self._lookup = [self._lookup_for(a, takes) for a in range(n_agents)]
         # the same, as flat indices into an (n_agents * size + 1) vector whose last cell takes the
         # spellings no action stands for (gets of base ingredients no recipe of the level uses)
         sink = n_agents * self.size

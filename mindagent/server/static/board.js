@@ -92,6 +92,11 @@ function buildBoard(s) {
       el("span", { class: "progress" }),
       el("span", { class: "chefs" }),
     );
+    const reachers = reachersOf(loc.name);
+    if (reachers) {
+      tile.dataset.reach = reachers.join(",");
+      tile.append(el("span", { class: "reach small", text: reachers.length ? `reach: ${reachers.map((a) => "agent" + a).join(", ")}` : "reach: nobody" }));
+    }
     tile.querySelector(".icon").setAttribute("aria-hidden", "true");
     tile.querySelector(".key").setAttribute("aria-hidden", "true");
     box.append(tile);
@@ -100,6 +105,16 @@ function buildBoard(s) {
   board.built = s.room + ":" + s.locations.map((l) => l.name).join(",");
   const storage = s.locations.find((l) => l.type === "storage");
   board.staticTakes = storage ? ((app.level && app.level.needed_ingredients) || []) : [];
+}
+
+// On a level whose agents reach different stations (`reach` in the static level view): the agents
+// who can use a location, or null when every agent reaches everything.
+function reachersOf(name) {
+  const reach = app.level && app.level.reach;
+  if (!reach) return null;
+  const out = [];
+  reach.forEach((names, a) => { if (names.includes(name)) out.push(a); });
+  return out;
 }
 
 function chefToken(a, s) {
@@ -141,8 +156,13 @@ function renderBoard(s) {
     tile.classList.toggle("has-me", people.some((a) => app.role === "player" && a.agent === app.agent));
     tile.classList.toggle("selected", board.selected === loc.name);
     const who = people.map((a) => (app.role === "player" && a.agent === app.agent) ? "you" : a.name).join(", ");
+    const reachers = reachersOf(loc.name);
+    const outOfReach = !!reachers && app.role === "player" && !reachers.includes(app.agent);
+    tile.classList.toggle("out-of-reach", outOfReach);
+    const reachText = reachers ? `; reachable by ${reachers.length ? reachers.map((a) => "agent" + a).join(", ") : "nobody"}` +
+      (outOfReach ? " (not by you)" : "") : "";
     tile.setAttribute("aria-label", `${tile.dataset.key ? tile.dataset.key + ": " : ""}${pretty(loc.name)}, ${contents}${busyText}` +
-      `${who ? "; here: " + who : ""}`);
+      `${who ? "; here: " + who : ""}${reachText}`);
     tile.setAttribute("aria-pressed", board.selected === loc.name ? "true" : "false");
   }
   const team = clear($("team"));

@@ -141,3 +141,50 @@ def test_no_search_beats_the_bound_on_generated_levels(case: tuple[object, int, 
 @given(small_levels())
 def test_no_search_beats_the_bound_on_200_generated_levels(case: tuple[object, int, float, int]):
     _check(case)
+
+
+def handoff_level(rules: str = "reference"):
+    return load_level(DATA / "handoff_mini.json", rules)
+
+
+def test_the_bound_counts_the_hand_off_a_split_kitchen_forces():
+    """Fish crosses the counter (3 more commands: goto, put, the other agent's get); the sashimi
+    does not (its chopboard is beside the serving table). One agent reaches everything."""
+    book = RecipeBook(handoff_level())
+    assert book.work("salmonSashimi") == 8
+    assert book.handoffs("salmonSashimi", 2) == 1
+    assert book.handoffs("salmonSashimi", 1) == 0
+
+
+@pytest.mark.parametrize("rules", ["reference", "fixed"])
+def test_search_does_not_beat_the_bound_on_a_split_kitchen(rules: str):
+    """Seed 0, 10 steps, tau 3: two sashimi orders. Without the hand-off cost the bound would allow
+    both (16 commands in 20); with it (22) only one, and the exact search finds exactly one."""
+    level = handoff_level(rules)
+    best = exact_best(level, agents=2, tau=3.0, steps=10, seed=0)
+    bound = tau_bound(level, 2, 3.0, seed=0, episodes=1, max_steps=10)
+    assert bound.orders == 2
+    assert best.completed == bound.completed == 1
+    assert best.rate <= bound.rate + 1e-9
+
+
+@pytest.mark.slow  # longer horizons: tens of seconds each
+@pytest.mark.parametrize("rules", ["reference", "fixed"])
+@pytest.mark.parametrize(("seed", "steps", "tau"), [(0, 12, 1.5), (1, 12, 3.0), (3, 9, 3.0)])
+def test_longer_searches_do_not_beat_the_bound_on_a_split_kitchen(rules: str, seed: int, steps: int, tau: float):
+    level = handoff_level(rules)
+    best = exact_best(level, agents=2, tau=tau, steps=steps, seed=seed)
+    bound = tau_bound(level, 2, tau, seed=seed, episodes=1, max_steps=steps)
+    assert best.completed <= bound.completed
+    assert best.rate <= bound.rate + 1e-9
+
+
+@pytest.mark.slow  # the shipped split kitchens are larger: only their first steps can be searched
+@pytest.mark.parametrize("rules", ["reference", "fixed"])
+@pytest.mark.parametrize(("level", "steps"), [("pass_sushi", 6), ("relay_sashimi", 10), ("secret_salad", 7)])
+def test_search_does_not_beat_the_bound_on_the_shipped_split_kitchens(level: str, steps: int, rules: str):
+    compiled = load_level(level, rules)
+    best = exact_best(compiled, agents=2, tau=3.0, steps=steps, seed=0)
+    bound = tau_bound(compiled, 2, 3.0, seed=0, episodes=1, max_steps=steps)
+    assert best.completed <= bound.completed
+    assert best.rate <= bound.rate + 1e-9
