@@ -1,7 +1,9 @@
 """Wall time of the paper sweep with the planner on 1 and N worker processes (and on a local Ray).
 
-On a machine shared with other work the speed-up is capped by the cores left free: compare the
-CPU seconds with the wall time (about 2x the wall time means both cores were ours).
+On a machine shared with other work the speed-up is capped by the cores left free, so beside the
+wall time it prints the CPU seconds, the cores the run got on average (CPU / wall; 2.0 means both
+cores were ours all along), the extra CPU the pool spent over one worker (its overhead: process
+start, pickling, the parent saving results) and the load average when each run started.
 
 Runs the same sweep through `mindagent.executors.run_units` once per executor setting, writes each
 results file, and prints the wall times, the speed-up over one worker and whether the files are
@@ -13,6 +15,7 @@ byte-identical (they must be: units are deterministic and the file is written in
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import tempfile
 import time
@@ -58,19 +61,25 @@ def main() -> None:
         if args.ray:
             runs.append(("local Ray", 1, "ray"))
         times: dict[str, float] = {}
+        cpus: dict[str, float] = {}
         files: dict[str, bytes] = {}
         for label, workers, executor in runs:
             path = folder / f"{executor}{workers}.json"
+            load = os.getloadavg()[0]
             cpu = cpu_seconds()
             times[label] = sweep(levels, agents, path, workers, executor)
-            cpu = cpu_seconds() - cpu  # Ray's workers are not our children: not counted
+            cpus[label] = cpu_seconds() - cpu  # Ray's workers are not our children: not counted
             files[label] = path.read_bytes()
-            print(f"{label:>10}: {times[label]:7.1f} s wall, {cpu:7.1f} s CPU here  "
+            print(f"{label:>10}: {times[label]:7.1f} s wall, {cpus[label]:7.1f} s CPU here, "
+                  f"{cpus[label] / times[label]:.2f} cores on average, load {load:.1f} at start  "
                   f"({len(levels) * len(agents) * 5} units)", flush=True)
         base = times["1 worker"]
         for label in list(times)[1:]:
             same = files[label] == files["1 worker"]
             print(f"{label}: {base / times[label]:.2f}x faster than 1 worker; results file identical: {same}")
+            if label != "local Ray":
+                print(f"{label}: CPU {cpus[label] / cpus['1 worker']:.3f}x one worker's "
+                      f"(1.000 = no pool overhead)")
 
 
 if __name__ == "__main__":

@@ -70,7 +70,9 @@ def test_levels_generate_writes_a_loadable_solvable_file(tmp_path):
     assert result.exit_code == 0, result.output
     level = load_level(out)
     assert set(level.kitchen) <= {"storage", "servingtable", "chopboard", "mixer"}
-    assert "planner CoS" in result.output and "upper bound" in result.output
+    assert "planner CoS" in result.output and "upper" in result.output
+    calibration = json.loads(out.read_text())["calibration"]
+    assert in_band(calibration["planner_cos"], "easy") and calibration["bound_cos"] >= calibration["planner_cos"]
     result, _ = run_tau(CuisinePlanner(), level, 2, 3.0, episodes=1)
     assert result.completed > 0
 
