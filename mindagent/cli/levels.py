@@ -130,6 +130,6 @@ def generate(
     calibration = data.level.calibration
     assert calibration is not None  # generate_level always measures what it returns
     out.print(f"wrote {target}: {', '.join(compiled.dishes)} in {', '.join(compiled.location_names)}")
-    out.print(f"{agents} agents, 5 taus x {calibration.episodes} episode, seed {calibration.seed}: planner CoS "
+    out.print(f"{agents} agents, paper protocol, seed {calibration.seed}: planner CoS "
               f"{calibration.planner_cos:.3f} (band {calibration.band[0]:.2f}-{calibration.band[1]:.2f}), "
               f"upper bound {calibration.bound_cos:.3f}; {calibration.candidates} candidate(s) measured")

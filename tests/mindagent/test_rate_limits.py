@@ -12,6 +12,7 @@ import time
 from collections import deque
 
 import pytest
+from conftest import require_module
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from stub_llm import chat, stub_server
@@ -126,12 +127,12 @@ class Meter:
         return most
 
 
-def sweep(url: str, limits: RateLimits | None, workers: int, tmp_path, name: str) -> Results:
+def sweep(url: str, limits: RateLimits | None, workers: int, tmp_path, name: str, executor: str = "local") -> Results:
     config = EvalConfig(levels=["level_0"], agents=[2], model="openai:stub", taus=[1.0, 1.5, 2.0, 2.5], episodes=1,
                         steps=4)
     results = Results(tmp_path / f"{name}.json", config)
     recipe = BrainRecipe("openai:stub", config.domain, 0, base_url=url, limits=limits)
-    run_units([(results, "level_0", 2, t) for t in config.taus], lambda _: recipe, workers=workers)
+    run_units([(results, "level_0", 2, t) for t in config.taus], lambda _: recipe, workers=workers, executor=executor)
     assert not results.failures
     return results
 
@@ -152,6 +153,16 @@ def test_two_workers_together_keep_to_the_requests_per_window(tmp_path):
     assert len(meter.arrivals) == 16
     assert meter.most_in_window(1.0) <= 4
     assert took >= 3.0  # 16 requests at 4 per second: the last window opens after 3 s
+
+
+@pytest.mark.slow  # starts a local Ray (tens of seconds)
+def test_ray_tasks_together_keep_to_the_requests_per_window(tmp_path):
+    require_module("ray", "pip install -e '.[ray]' (setup.sh --dev installs it)")
+    meter = Meter(hold_s=0.0)
+    with stub_server(meter.answer) as stub:
+        sweep(stub.url, RateLimits(rpm=4, window_s=1.0), 1, tmp_path, "ray", executor="ray")
+    assert len(meter.arrivals) == 16
+    assert meter.most_in_window(1.0) <= 4
 
 
 def test_concurrency_holds_across_workers_from_the_command_line(tmp_path):
