@@ -10,20 +10,28 @@ results file, and prints the wall times, the speed-up over one worker and whethe
 byte-identical (they must be: units are deterministic and the file is written in config order).
 
     python benchmarks/sweep_workers.py [--workers 2] [--ray] [--levels paper] [--agents 2,3,4]
+    python benchmarks/sweep_workers.py --unit-costs [--workers 2]
+
+`--unit-costs` instead measures every unit's CPU seconds in this process (one at a time, so the
+figures barely depend on other work on the machine) and prints the speed-up a pool of `--workers`
+would reach on idle cores with those costs, for units taken in configuration order and largest
+first (`mindagent.executors.unit_cost`), pool overhead aside.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import heapq
 import os
 import resource
 import tempfile
 import time
 from pathlib import Path
 
-from mindagent import domains
+from mindagent import domains, evaluation
 from mindagent.evaluation import EvalConfig, Results
-from mindagent.executors import BrainRecipe, run_units
+from mindagent.executors import BrainRecipe, run_units, unit_cost
 
 
 def cpu_seconds() -> float:
@@ -46,15 +54,49 @@ def sweep(levels: list[str], agents: list[int], out: Path, workers: int, executo
     return elapsed
 
 
+def makespan(costs: list[float], workers: int) -> float:
+    """When the last unit ends if each goes to the first free worker, in the order given."""
+    free = [0.0] * workers
+    for cost in costs:
+        heapq.heappush(free, heapq.heappop(free) + cost)
+    return max(free)
+
+
+def unit_costs(levels: list[str], agents: list[int], workers: int) -> None:
+    config = EvalConfig(levels=levels, agents=agents, model="planner")
+    recipe = BrainRecipe("planner", config.domain, config.seed)
+    results = Results(None, config)
+    costs: dict[tuple[str, int, float], float] = {}
+    for lv in levels:
+        for a in agents:
+            for t in config.taus:
+                start = time.process_time()
+                asyncio.run(evaluation.run_tau(config, lv, a, t, recipe.make))
+                costs[(lv, a, t)] = time.process_time() - start
+    total = sum(costs.values())
+    by_team = {a: sum(c for (_, n, _), c in costs.items() if n == a) for a in agents}
+    print(f"{len(costs)} units, {total:.1f} CPU s in all; by team size: "
+          + ", ".join(f"{a} agents {c:.1f} s" for a, c in by_team.items()))
+    config_order = list(costs.values())
+    largest_first = [costs[k] for k in sorted(costs, key=lambda k: unit_cost((results, *k)))]
+    for label, order in (("configuration order", config_order), ("largest first", largest_first)):
+        span = makespan(order, workers)
+        print(f"{workers} workers, {label}: last unit ends at {span:.1f} CPU s: {total / span:.3f}x on idle cores")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--ray", action="store_true", help="also run on a local Ray")
     parser.add_argument("--levels", default="paper")
     parser.add_argument("--agents", default="2,3,4")
+    parser.add_argument("--unit-costs", action="store_true", help="per-unit CPU seconds and the ideal speed-up")
     args = parser.parse_args()
     levels = domains.get("cuisineworld").parse_levels(args.levels)
     agents = [int(a) for a in args.agents.split(",")]
+    if args.unit_costs:
+        unit_costs(levels, agents, args.workers)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         runs = [("1 worker", 1, "local"), (f"{args.workers} workers", args.workers, "local")]
