@@ -76,6 +76,20 @@ class AgentProfileSpec(_Strict):
     )
 
 
+class CalibrationSpec(_Strict):
+    """What `mindagent levels generate` measured on a level before writing it (its difficulty's
+    evidence): the built-in planner's CoS and the upper bound under a short protocol."""
+
+    agents: int = Field(ge=1, le=64)
+    taus: list[float] = Field(min_length=1)
+    episodes: int = Field(ge=1)
+    seed: int
+    planner_cos: float = Field(ge=0.0, le=1.0)
+    bound_cos: float = Field(ge=0.0, le=1.0)
+    band: tuple[float, float] = Field(description="the planner CoS range [low, high) that names the difficulty")
+    candidates: int = Field(ge=1, description="levels measured before this one was accepted")
+
+
 class LevelFile(_Strict):
     schema_: Literal["mindagent/level@1"] = Field(alias="schema")
     name: Name = Field(min_length=1, pattern=r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
@@ -93,3 +107,4 @@ class LevelFile(_Strict):
         default=None, min_length=1, max_length=MAX_AGENT_PROFILES,
         description="per-agent profiles, dealt round-robin to the team; null = every agent reaches everything",
     )
+    calibration: CalibrationSpec | None = None

@@ -19,6 +19,7 @@ from typing import Any
 from mindagent.domain import TRAINED_PREFIX, Domain, DomainSession, SpecError
 from mindagent.limits import MAX_REPLY_CHARS
 from mindagent.llm.base import Completion, GenerationConfig, LLMClient, LLMError, Message, Usage
+from mindagent.llm.ratelimit import Gate
 from mindagent.llm.redact import redact_text, redact_url
 from mindagent.policy import Policy
 
@@ -127,10 +128,12 @@ Brain = LLMBrain | PolicyBrain
 
 def make_brain(model: str, domain: Domain, *, seed: int = 0, base_url: str | None = None,
                model_path: str | None = None, temperature: float = 0.1, max_tokens: int = 100,
-               timeout_s: float = 60.0, threads: int | None = None) -> Brain:
+               timeout_s: float = 60.0, threads: int | None = None, gate: Gate | None = None) -> Brain:
     """A built-in policy of `domain` (``planner``, ``random``), a trained one (``policy:DIR/model.zip``,
     loaded by the domain, which refuses it if it has no trained policies) or any `mindagent.llm` spec.
 
+    ``gate`` is the backend's request budget shared with every other brain of a sweep
+    (`mindagent.llm.ratelimit`); built-in policies make no requests and ignore it.
     Raises `SpecError` for a built-in name the domain lacks and `LLMError` for a bad model spec."""
     if model in domain.policies or model.startswith(TRAINED_PREFIX):
         return PolicyBrain(domain.make_policy(model, seed))
@@ -138,7 +141,7 @@ def make_brain(model: str, domain: Domain, *, seed: int = 0, base_url: str | Non
         raise SpecError(f"{domain.name} has no built-in {model!r} dispatcher; it has: {', '.join(domain.policies)}")
     from mindagent.llm import make_client
 
-    client = make_client(model, base_url=base_url, model_path=model_path, threads=threads)
+    client = make_client(model, base_url=base_url, model_path=model_path, threads=threads, gate=gate)
     return LLMBrain(client, GenerationConfig(temperature=temperature, max_tokens=max_tokens, timeout_s=timeout_s, seed=seed))
 
 

@@ -11,6 +11,14 @@ workers writes the same bytes as one.
 Ray (`executor="ray"`): the same unit function as a remote task, on a local Ray started here or
 on a cluster (`address`). Ray is an optional dependency, imported only when asked for.
 
+A model's request budget (`BrainRecipe.limits`: requests per minute, requests in flight) is a
+provider's limit on the whole sweep, not on each worker. So run_units makes one `RateGate` per
+backend and hands every unit a handle to it: the object itself in this process, a proxy to it in
+a manager process for a pool, a Ray actor for Ray. N workers together stay within the budget.
+
+Units are submitted largest first (`unit_cost`), so the last unit to finish is a small one and
+the workers finish together; where each unit runs changes no result.
+
 Example::
 
     run_units([(results, level, 2, 1.0)], BrainRecipe("planner", domain.name, seed=0), workers=2)
@@ -19,16 +27,20 @@ Example::
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
+from multiprocessing.managers import BaseManager
 from typing import Any
 
 from mindagent import domains, evaluation
 from mindagent.brains import Brain, make_brain
 from mindagent.evaluation import EvalConfig, Results
+from mindagent.llm.ratelimit import Gate, RateGate, RateLimits
 from mindagent.scoring import TauResult
 
 log = logging.getLogger(__name__)
@@ -54,11 +66,70 @@ class BrainRecipe:
     max_tokens: int = 100
     timeout_s: float = 60.0
     threads: int | None = None
+    #: the backend's budget for the whole sweep (`--rpm`, `--concurrency` across workers)
+    limits: RateLimits | None = None
+    #: a handle to the sweep's one gate for that budget; `run_units` (or `with_gate`) sets it
+    gate: Gate | None = None
 
     def make(self) -> Brain:
         return make_brain(self.model, domains.get(self.domain), seed=self.seed, base_url=self.base_url,
                           model_path=self.model_path, temperature=self.temperature, max_tokens=self.max_tokens,
-                          timeout_s=self.timeout_s, threads=self.threads)
+                          timeout_s=self.timeout_s, threads=self.threads, gate=self.gate)
+
+
+def with_gate(recipe: BrainRecipe, gate: Gate | None) -> BrainRecipe:
+    """The recipe whose brains ask `gate` before every request."""
+    return dataclasses.replace(recipe, gate=gate)
+
+
+class _GateManager(BaseManager):
+    """A process that holds the sweep's gates; pool workers reach them through proxies."""
+
+
+_GateManager.register("RateGate", RateGate, exposed=("try_enter", "leave", "stats"))
+
+
+class _Gates:
+    """One gate per backend (model, base URL) and budget, made on first need by `make`."""
+
+    def __init__(self, make: Callable[[RateLimits], Gate]) -> None:
+        self._make = make
+        self._gates: dict[tuple[str, str | None, RateLimits], Gate] = {}
+
+    def attach(self, recipe: BrainRecipe) -> BrainRecipe:
+        if recipe.limits is None or not recipe.limits.limited or recipe.gate is not None:
+            return recipe
+        key = (recipe.model, recipe.base_url, recipe.limits)
+        if key not in self._gates:
+            self._gates[key] = self._make(recipe.limits)
+        return with_gate(recipe, self._gates[key])
+
+
+@contextmanager
+def _manager_gates() -> Iterator[_Gates]:
+    """Gates in a manager process, started only if some unit has a budget, stopped at the end."""
+    with ExitStack() as stack:
+        manager: list[_GateManager] = []
+
+        def make(limits: RateLimits) -> Gate:
+            if not manager:
+                started = _GateManager()
+                started.start()
+                stack.callback(started.shutdown)
+                manager.append(started)
+            gate: Gate = manager[0].RateGate(limits)  # type: ignore[attr-defined]
+            return gate
+
+        yield _Gates(make)
+
+
+def unit_cost(unit: Unit) -> tuple[bool, float]:
+    """Sort key, largest first. Measured with the planner on the paper sweep (CPU seconds per unit):
+    two-agent units cost about ten times the others (the look-ahead runs for teams of two), and a
+    lower tau (more orders) costs more. Ties keep configuration order (the sort is stable). Only
+    the order of the work changes, never a result."""
+    _, _, agents, tau = unit
+    return (agents != 2, tau)
 
 
 def default_workers() -> int:
@@ -90,10 +161,11 @@ def run_units(units: Sequence[Unit], recipe_for: Callable[[EvalConfig], BrainRec
         _run_ray(units, recipe_for, address, on_unit)
         return
     if workers <= 1:
+        gates = _Gates(RateGate)
         for unit in units:
             results, level, agents, tau = unit
             try:
-                outcome = run_unit(results.config, level, agents, tau, recipe_for(results.config))
+                outcome = run_unit(results.config, level, agents, tau, gates.attach(recipe_for(results.config)))
             except Exception as exc:  # one unit's failure must not lose the others' results
                 log.exception("%s, %d agents, tau %s failed", level, agents, tau)
                 _failed(results, level, agents, tau, exc)
@@ -102,9 +174,12 @@ def run_units(units: Sequence[Unit], recipe_for: Callable[[EvalConfig], BrainRec
             if on_unit is not None:
                 on_unit(unit)
         return
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        pending: dict[Future[TauResult], int] = {
-            pool.submit(run_unit, u[0].config, u[1], u[2], u[3], recipe_for(u[0].config)): i for i, u in enumerate(units)}
+    order = sorted(range(len(units)), key=lambda i: unit_cost(units[i]))
+    with _manager_gates() as gates, ProcessPoolExecutor(max_workers=workers) as pool:
+        pending: dict[Future[TauResult], int] = {}
+        for i in order:
+            results, level, agents, tau = units[i]
+            pending[pool.submit(run_unit, results.config, level, agents, tau, gates.attach(recipe_for(results.config)))] = i
         while pending:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for future in sorted(done, key=pending.__getitem__):  # several at once: in unit order
@@ -118,6 +193,23 @@ def run_units(units: Sequence[Unit], recipe_for: Callable[[EvalConfig], BrainRec
                     results.add(level, agents, future.result())
                 if on_unit is not None:
                     on_unit(unit)
+
+
+class _RayGate:
+    """A `Gate` backed by a Ray actor holding the sweep's `RateGate` (picklable into tasks)."""
+
+    def __init__(self, actor: Any) -> None:
+        self.actor = actor
+
+    def try_enter(self) -> float:
+        import ray
+
+        return float(ray.get(self.actor.try_enter.remote()))
+
+    def leave(self) -> None:
+        import ray
+
+        ray.get(self.actor.leave.remote())
 
 
 def _run_ray(units: Sequence[Unit], recipe_for: Callable[[EvalConfig], BrainRecipe], address: str | None,
@@ -137,8 +229,11 @@ def _run_ray(units: Sequence[Unit], recipe_for: Callable[[EvalConfig], BrainReci
             raise ExecutorError(f"cannot start or reach Ray{f' at {address}' if address else ''}: {exc}") from None
     try:
         remote = ray.remote(run_unit)
+        gate_actor = ray.remote(RateGate)
+        gates = _Gates(lambda limits: _RayGate(gate_actor.remote(limits)))
         pending: dict[Any, Unit] = {
-            remote.remote(u[0].config, u[1], u[2], u[3], recipe_for(u[0].config)): u for u in units}
+            remote.remote(u[0].config, u[1], u[2], u[3], gates.attach(recipe_for(u[0].config))): u
+            for u in sorted(units, key=unit_cost)}
         while pending:
             done, _ = ray.wait(list(pending), num_returns=1)
             for ref in done:

@@ -19,8 +19,9 @@ from mindagent.cli.common import err, fail
 from mindagent.cli.compare import print_seed_tables
 from mindagent.domain import SpecError
 from mindagent.evaluation import EvalConfig, Results
-from mindagent.executors import EXECUTORS, BrainRecipe, ExecutorError, default_workers, run_units
+from mindagent.executors import EXECUTORS, BrainRecipe, ExecutorError, default_workers, run_units, with_gate
 from mindagent.llm.base import LLMError
+from mindagent.llm.ratelimit import RateGate, RateLimits
 from mindagent.seeds import SeedSweep
 from mindagent.stats import parse_seeds
 
@@ -82,7 +83,12 @@ def evaluate(
     mc_host: str | None = o.MC_HOST, mc_port: int | None = o.MC_PORT, mc_version: str | None = o.MC_VERSION,
     cook_ticks: int | None = o.COOK_TICKS, mc_bind: str | None = o.MC_BIND, mc_clock: str | None = o.MC_CLOCK,
     out_file: Path | None = typer.Option(None, "--out", help="results JSON (CSV beside it); resumed if it exists"),
-    concurrency: int = typer.Option(1, min=1, max=64, help="taus run at once (API backends)"),
+    concurrency: int | None = typer.Option(None, min=1, max=64,
+                                           help="model requests at once for the whole sweep (default 1 in this "
+                                                "process, one per worker with --workers / Ray)"),
+    rpm: int | None = typer.Option(None, "--rpm", min=1, max=1_000_000,
+                                   help="model requests per minute for the whole sweep, all workers and retries "
+                                        "included (default: no limit)"),
     record: Path | None = typer.Option(None, "--record", help="write every episode's recording into this folder"),
     compare: str | None = typer.Option(None, "--compare", help="'paper': show the paper's figures and our upper bound"),
     seeds: str | None = typer.Option(None, "--seeds", help="run on several order streams (0-9, 0,3,5): mean, "
@@ -115,7 +121,7 @@ def evaluate(
         o.game_spec(chosen.name, level_list[0], size, tau_list[0], seed, rules, None, None, mc_host, mc_port, mc_version,
                     cook_ticks, mc_bind, mc_clock)
     o.print_world_notes(first)
-    if mc_port is not None and concurrency > 1:
+    if mc_port is not None and (concurrency or 1) > 1:
         fail("--mc-port gives one port; units run at once would share it (use --concurrency 1)")
     if executor not in EXECUTORS:
         fail(f"--executor takes one of: {', '.join(EXECUTORS)}")
@@ -147,7 +153,9 @@ def evaluate(
     def recipe_for(run: EvalConfig) -> BrainRecipe:  # one brain per unit, built where the unit runs
         return dataclasses.replace(recipe, seed=run.seed)
 
-    recipe = BrainRecipe(model, chosen.name, seed, base_url, model_path, temperature, max_tokens, timeout, threads)
+    limits = None if model in chosen.policies else RateLimits(rpm=rpm, concurrency=concurrency)
+    recipe = BrainRecipe(model, chosen.name, seed, base_url, model_path, temperature, max_tokens, timeout, threads,
+                         limits=limits)
     sweep = SeedSweep(config, seed_list, out_file) if seed_list is not None else None
     runs = list(sweep.runs.values()) if sweep is not None else [results]
     units = [(r, lv, a, t) for r in runs for lv in config.levels for a in config.agents for t in config.taus
@@ -156,8 +164,10 @@ def evaluate(
                   TimeRemainingColumn(), console=err, transient=True) as bar:
         task = bar.add_task(f"eval {model}", total=len(units) * config.episodes)
         if n_workers == 1 and executor == "local":  # in this process: --concurrency for API backends
+            if limits is not None and limits.limited:  # one budget for every unit of every seed
+                recipe = with_gate(recipe, RateGate(limits))
             for run in runs:
-                asyncio.run(run_eval(run.config, run, recipe_for(run.config).make, concurrency,
+                asyncio.run(run_eval(run.config, run, recipe_for(run.config).make, concurrency or 1,
                                      on_episode=lambda: bar.advance(task)))
         else:
             try:

@@ -107,32 +107,31 @@ def generate(
     seed: int = typer.Option(0, help="the generator's seed: the same seed writes the same level"),
     dishes: int = typer.Option(2, min=1, max=8, help="how many dishes the level orders"),
     tools: str | None = typer.Option(None, help="comma-separated tool types the dishes may use (default: any)"),
-    difficulty: str = typer.Option("medium", help="easy | medium | hard: recipe-tree size and spare tools"),
+    difficulty: str = typer.Option("medium", help="easy | medium | hard: the band the planner's measured CoS "
+                                                  "must fall in (easy >= 0.78, medium 0.68-0.78, hard 0.40-0.68)"),
     name: str | None = typer.Option(None, help="the level's name (default: gen_s<seed>_d<dishes>_<difficulty>)"),
     out_file: Path | None = typer.Option(None, "--out", help="where to write it (default: ./<name>.json)"),
-    agents: int = typer.Option(2, min=1, max=8, help="team size for the reported CoS and bound"),
+    agents: int = typer.Option(2, min=1, max=8, help="team size the difficulty is measured with"),
     handoffs: bool = typer.Option(False, "--handoffs",
                                   help="forced hand-offs: split the kitchen between two agent profiles joined by counters"),
 ) -> None:
-    """Write a procedural level from the recipe graph, checked solvable (the planner serves orders)."""
+    """Write a procedural level from the recipe graph whose difficulty was measured with the planner."""
     from mindagent.cuisine.levelgen import GenerationError, generate_level, level_json
-    from mindagent.cuisine.planners import CuisinePlanner
-    from mindagent.cuisine.planners.evaluate import run_cell
-    from mindagent.cuisine.planners.upper_bound import upper_bound
 
     allowed = [t.strip() for t in tools.split(",") if t.strip()] if tools else None
     try:
-        data = generate_level(seed, dishes, allowed, difficulty, name, handoffs=handoffs)
+        data = generate_level(seed, dishes, allowed, difficulty, name, agents=agents, handoffs=handoffs)
     except GenerationError as exc:
         fail(str(exc))
     target = out_file or Path(f"{data.level.name}.json")
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(level_json(data, note=f"mindagent levels generate --seed {seed} --dishes {dishes}"
-                                              f"{f' --tools {tools}' if tools else ''} --difficulty {difficulty}"
-                                              f"{' --handoffs' if handoffs else ''}"),
-                      encoding="utf-8")
+    note = (f"mindagent levels generate --seed {seed} --dishes {dishes}{f' --tools {tools}' if tools else ''}"
+            f" --difficulty {difficulty}{f' --agents {agents}' if agents != 2 else ''}{' --handoffs' if handoffs else ''}")
+    target.write_text(level_json(data, note=note), encoding="utf-8")
     compiled = level_or_exit(str(target))
-    cos = run_cell(CuisinePlanner(), compiled, agents).cos
-    bound = upper_bound(compiled, agents).cos
+    calibration = data.level.calibration
+    assert calibration is not None  # generate_level always measures what it returns
     out.print(f"wrote {target}: {', '.join(compiled.dishes)} in {', '.join(compiled.location_names)}")
-    out.print(f"{agents} agents, paper protocol, seed 0: planner CoS {cos:.3f}, upper bound {bound:.3f}")
+    out.print(f"{agents} agents, paper protocol, seed {calibration.seed}: planner CoS "
+              f"{calibration.planner_cos:.3f} (band {calibration.band[0]:.2f}-{calibration.band[1]:.2f}), "
+              f"upper bound {calibration.bound_cos:.3f}; {calibration.candidates} candidate(s) measured")

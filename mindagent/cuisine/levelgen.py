@@ -1,44 +1,83 @@
-"""Procedural CuisineWorld levels from the recipe graph, checked solvable before they are written.
+"""Procedural CuisineWorld levels from the recipe graph, with a difficulty that was measured.
 
-A level is a list of dishes and a kitchen. `generate_level` picks dishes from the shipped recipe
-book (or a given one) with one seeded generator, sizes the kitchen to the tools the dishes' trees
-use (one instance per tool type, a second one for the types used most, per `difficulty`), and
-keeps the level only if the planner completes orders on it: a file that nobody can play is not a
-benchmark level. Difficulty steers the dish choice by recipe-tree size (`easy`: small trees,
-`hard`: large ones) and the number of spare tools; what a level really costs is then measured by
-the planner's CoS and the upper bound (`levels generate` prints both).
+A level is a list of dishes and a kitchen. `generate_level` draws candidate levels with one
+seeded generator, measures each with the built-in planner and the upper bound, and writes the
+first whose measured planner CoS falls in the band its difficulty names (`BANDS`); a level the
+planner cannot complete an order on is never accepted, whatever its band.
 
-`level_data` builds a level in memory (no file), which the property tests use with synthetic
-recipe graphs.
+**What a dish is.** The recipe book does not mark dishes; the graph does. A dish is a product
+that no recipe uses as an ingredient (a sink of the recipe graph): `tomatoSlice` feeds salads and
+burgers, so it is an intermediate and never ordered by a generated level; `mixedSalad` feeds
+nothing, so it is a dish. The rule is `dish_names`; it makes 44 of the 63 shipped products dishes.
+(Two paper levels order intermediates, level_2's sashimis; hand-made levels may, generated ones
+do not.)
+
+**Candidates.** The first half of the attempts draw dishes from the third of the dishes whose
+recipe trees are the size the difficulty suggests (small for easy, large for hard) and give the
+kitchen the difficulty's spare tools (easy 2, medium 1, hard 0: one extra instance of the most
+used tool types); the second half draw from all dishes with 0-2 spare tools. The kitchen always
+has storage, a serving table and one of every tool type the dishes' trees use.
+
+**Measurement** (`measure`): the planner under the paper's protocol (five taus, three consecutive
+60-step episodes each, order seed 0) with the requested team size (2 by default), and the upper
+bound for the same protocol: the figures `mindagent eval --compare paper` prints for the level.
+(One episode per tau was tried first: it is three times cheaper, but a level measured at 0.724
+scored 0.784 over three, the other side of a band edge.)
+The figures go into the level file (`calibration`), so the difficulty of a file can be checked
+rather than trusted. Everything is deterministic for a seed: the generator draws the candidates,
+the planner and the bound are deterministic.
 
 Example::
 
     data = generate_level(seed=3, dishes=2, difficulty="medium")
-    level_json(data)      # the file `mindagent levels generate` writes
+    data.level.calibration.planner_cos    # inside BANDS["medium"]
+    level_json(data)                      # the file `mindagent levels generate` writes
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
-from cuisineworld import Level
+from cuisineworld import PAPER_TAUS, Level
 from cuisineworld.level import compile_level
 from levels import LevelData, load_location_types, load_recipes
-from levels.schema import LevelFile, RecipeSpec
+from levels.schema import CalibrationSpec, LevelFile, RecipeSpec
+
+log = logging.getLogger(__name__)
 
 DIFFICULTIES = ("easy", "medium", "hard")
-#: attempts before `generate_level` gives up on finding a solvable level for the request
+#: The planner's CoS under the calibration protocol that names each difficulty: [low, high)
+#: (easy includes 1.0). Chosen from the spread of the paper levels with two agents (0.59-0.86).
+BANDS: dict[str, tuple[float, float]] = {"easy": (0.78, 1.0), "medium": (0.68, 0.78), "hard": (0.40, 0.68)}
+#: candidate levels measured before `generate_level` gives up
 ATTEMPTS = 40
-#: the solvability check: planner episodes of this length at the gentlest paper tau
-CHECK_TAU = 3.0
+#: the calibration protocol: episodes per tau and the order seed (the paper's)
+CALIBRATION_EPISODES = 3
+CALIBRATION_SEED = 0
+#: spare tool instances in the first half of the attempts
+SPARE_TOOLS = {"easy": 2, "medium": 1, "hard": 0}
 
 
 class GenerationError(ValueError):
-    """No solvable level matches the request (tools that cannot make any dish, say)."""
+    """No level matches the request (tools that cannot make enough dishes, or no candidate
+    measured inside the difficulty's band)."""
+
+
+def dish_names(recipes: Sequence[RecipeSpec], base: Sequence[str] = ()) -> list[str]:
+    """The products no recipe uses as an ingredient (and that are not base ingredients), sorted:
+    the only things a generated level orders."""
+    consumed = {i for r in recipes for i in r.ingredients}
+    return sorted({r.product for r in recipes} - consumed - set(base))
+
+
+def in_band(cos: float, difficulty: str) -> bool:
+    low, high = BANDS[difficulty]
+    return low <= cos < high or (high >= 1.0 and cos >= 1.0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,27 +103,25 @@ class _Graph:
 
 def level_data(name: str, dishes: Sequence[str], kitchen: Sequence[str], recipes: Sequence[RecipeSpec],
                base: Sequence[str], max_steps: int = 60, difficulty: str | None = None,
-               agents: Sequence[dict[str, list[str]]] | None = None) -> LevelData:
+               agents: Sequence[dict[str, list[str]]] | None = None,
+               calibration: CalibrationSpec | None = None) -> LevelData:
     """A level held in memory, validated by the same schema as a level file."""
     spec = LevelFile.model_validate({"schema": "mindagent/level@1", "name": name, "dishes": list(dishes),
                                      "kitchen": list(kitchen), "max_steps": max_steps, "difficulty": difficulty,
-                                     "agents": None if agents is None else list(agents)})
+                                     "agents": None if agents is None else list(agents),
+                                     "calibration": calibration.model_dump() if calibration else None})
     return LevelData(spec, tuple(recipes), tuple(base), load_location_types(), f"<generated {name}>")
 
 
-def _kitchen(graph: _Graph, dishes: Sequence[str], spare_tools: int, allowed: Sequence[str] | None) -> list[str] | None:
+def kitchen_for(recipes: Sequence[RecipeSpec], dishes: Sequence[str], spare_tools: int) -> list[str]:
+    """Storage, a serving table, one of every tool type the dishes' trees use, and one more of the
+    `spare_tools` most used types (ties by name)."""
+    graph = _Graph({r.product: r for r in recipes}, frozenset())
     use: Counter[str] = Counter()
     for dish in dishes:
         use += graph.tools(dish)
-    if allowed is not None and any(t not in allowed for t in use):
-        return None
-    types = sorted(use, key=lambda t: (-use[t], t))  # most used first, ties by name: deterministic
-    kitchen = ["storage", "servingtable"]
-    for t in sorted(use):
-        kitchen.append(t)
-    for t in types[:spare_tools]:
-        kitchen.append(t)
-    return kitchen
+    most_used = sorted(use, key=lambda t: (-use[t], t))
+    return ["storage", "servingtable", *sorted(use), *most_used[:spare_tools]]
 
 
 def _split(graph: _Graph, dishes: Sequence[str], kitchen: list[str]) -> tuple[list[str], list[dict[str, list[str]]]]:
@@ -111,55 +148,100 @@ def _split(graph: _Graph, dishes: Sequence[str], kitchen: list[str]) -> tuple[li
     ]
 
 
-def _pick_dishes(rng: random.Random, graph: _Graph, count: int, difficulty: str) -> list[str]:
-    products = sorted(p for p in graph.recipes if graph.nodes(p) > 1)
+def pick_dishes(rng: random.Random, recipes: Sequence[RecipeSpec], count: int, difficulty: str | None,
+                base: Sequence[str] = (), among: Collection[str] | None = None) -> list[str]:
+    """`count` dishes (`dish_names`, limited to `among` when given), from the third of them by
+    recipe-tree size that `difficulty` suggests (small, middle, large trees; all of them when None
+    or when that third is too small)."""
+    graph = _Graph({r.product: r for r in recipes}, frozenset(base))
+    products = [d for d in dish_names(recipes, base) if among is None or d in among]
     products.sort(key=lambda p: (graph.nodes(p), p))
-    third = max(1, len(products) // 3)  # thirds by recipe-tree size: small, middle, large trees
-    pool = {"easy": products[:third], "medium": products[third: 2 * third], "hard": products[2 * third:]}[difficulty]
-    if len(pool) < count:
-        pool = products
+    if len(products) < count:
+        raise GenerationError(f"the recipes make {len(products)} dishes, fewer than {count}")
+    pool = products
+    if difficulty is not None:
+        third = max(1, len(products) // 3)
+        tiers = {"easy": products[:third], "medium": products[third: 2 * third], "hard": products[2 * third:]}
+        if len(tiers[difficulty]) >= count:
+            pool = tiers[difficulty]
     return sorted(rng.sample(pool, count), key=pool.index)
 
 
-def solvable(level: Level, agents: int = 2) -> bool:
-    """True when the planner completes at least one order in one episode at tau 3.0."""
-    from mindagent.cuisine.planners import CuisinePlanner
-    from mindagent.cuisine.planners.evaluate import run_tau
+@dataclass(frozen=True, slots=True)
+class Measure:
+    planner_cos: float
+    bound_cos: float
+    completed: int
 
-    result, _ = run_tau(CuisinePlanner(), level, agents, CHECK_TAU, seed=0, episodes=1)
-    return result.completed > 0
+
+def measure(level: Level, agents: int) -> Measure | None:
+    """The planner's CoS and the bound under the calibration protocol (None: no bound exists for
+    this level because its order stream could depend on play)."""
+    from mindagent.cuisine.planners import CuisinePlanner
+    from mindagent.cuisine.planners.evaluate import run_cell
+    from mindagent.cuisine.planners.upper_bound import CapMayBind, upper_bound
+
+    try:
+        bound = upper_bound(level, agents, seed=CALIBRATION_SEED, episodes=CALIBRATION_EPISODES).cos
+    except CapMayBind:
+        return None
+    cell = run_cell(CuisinePlanner(), level, agents, seed=CALIBRATION_SEED, episodes=CALIBRATION_EPISODES)
+    return Measure(round(cell.cos, 4), round(bound, 4), sum(t.completed for t in cell.taus))
 
 
 def generate_level(seed: int, dishes: int = 2, tools: Sequence[str] | None = None, difficulty: str = "medium",
-                   name: str | None = None, recipes_file: str | None = None, handoffs: bool = False) -> LevelData:
-    """A solvable level: `dishes` dishes whose trees use only `tools` (all types when None);
-    `handoffs` splits the kitchen between two agent profiles that pass items over counters."""
+                   name: str | None = None, recipes_file: str | None = None, agents: int = 2,
+                   handoffs: bool = False) -> LevelData:
+    """A level of `dishes` dishes whose trees use only `tools` (all types when None), whose measured
+    planner CoS with `agents` agents lies in `BANDS[difficulty]`; `handoffs` splits the kitchen
+    between two agent profiles that pass items over counters."""
     if difficulty not in DIFFICULTIES:
         raise GenerationError(f"difficulty must be one of {', '.join(DIFFICULTIES)}, not {difficulty!r}")
     if dishes < 1:
         raise GenerationError("a level needs at least one dish")
     book = load_recipes(recipes_file)
     graph = _Graph({r.product: r for r in book.recipes}, frozenset(book.base_ingredients))
-    spare = {"easy": 2, "medium": 1, "hard": 0}[difficulty]
+    # dishes of the whole book whose trees need only the allowed tools (an intermediate stays one)
+    allowed = {d for d in dish_names(book.recipes, book.base_ingredients)
+               if tools is None or all(t in tools for t in graph.tools(d))}
+    if len(allowed) < dishes:
+        raise GenerationError(f"the tools {', '.join(tools or [])} make {len(allowed)} dishes, fewer than {dishes}")
     rng = random.Random(seed)
-    usable = _Graph({p: r for p, r in graph.recipes.items()
-                     if tools is None or all(t in tools for t in graph.tools(p))}, graph.base)
-    if sum(1 for p in usable.recipes if usable.nodes(p) > 1) < dishes:
-        raise GenerationError(f"the tools {', '.join(tools or [])} make fewer than {dishes} dishes")
     level_name = name or f"gen_s{seed}_d{dishes}_{difficulty}"
-    for _ in range(ATTEMPTS):
-        chosen = _pick_dishes(rng, usable, dishes, difficulty)
-        kitchen = _kitchen(usable, chosen, spare, tools)
-        if kitchen is None:
+    seen: set[tuple[tuple[str, ...], tuple[str, ...]]] = set()
+    measured: list[float] = []
+    for attempt in range(ATTEMPTS):
+        steered = attempt < ATTEMPTS // 2
+        chosen = pick_dishes(rng, book.recipes, dishes, difficulty if steered else None, book.base_ingredients,
+                             allowed)
+        spare = SPARE_TOOLS[difficulty] if steered else rng.randrange(3)
+        kitchen = kitchen_for(book.recipes, chosen, spare)
+        key = (tuple(chosen), tuple(kitchen))
+        if key in seen:
             continue
+        seen.add(key)
         profiles = None
         if handoffs:
-            kitchen, profiles = _split(usable, chosen, kitchen)
-        data = level_data(level_name, chosen, kitchen, book.recipes, book.base_ingredients, difficulty=difficulty,
-                          agents=profiles)
-        if solvable(compile_level(data)):
-            return data
-    raise GenerationError(f"no solvable level in {ATTEMPTS} attempts for seed {seed}, {dishes} dishes, {difficulty}")
+            kitchen, profiles = _split(graph, chosen, kitchen)
+        candidate = compile_level(level_data(level_name, chosen, kitchen, book.recipes, book.base_ingredients,
+                                             agents=profiles))
+        figures = measure(candidate, agents)
+        if figures is None or figures.completed == 0:
+            continue
+        measured.append(figures.planner_cos)
+        log.info("candidate %s in %s: planner CoS %.3f, bound %.3f", chosen, kitchen, figures.planner_cos,
+                 figures.bound_cos)
+        if in_band(figures.planner_cos, difficulty):
+            calibration = CalibrationSpec(agents=agents, taus=list(PAPER_TAUS), episodes=CALIBRATION_EPISODES,
+                                          seed=CALIBRATION_SEED, planner_cos=figures.planner_cos,
+                                          bound_cos=figures.bound_cos, band=BANDS[difficulty],
+                                          candidates=len(measured))
+            return level_data(level_name, chosen, kitchen, book.recipes, book.base_ingredients,
+                              difficulty=difficulty, agents=profiles, calibration=calibration)
+    low, high = BANDS[difficulty]
+    seen_range = f"{min(measured):.3f}-{max(measured):.3f}" if measured else "none solvable"
+    raise GenerationError(f"no level in {ATTEMPTS} attempts for seed {seed}, {dishes} dishes, {difficulty} "
+                          f"(planner CoS in [{low}, {high})); measured: {seen_range}; try another seed or difficulty")
 
 
 def level_json(data: LevelData, note: str | None = None) -> str:
@@ -172,4 +254,6 @@ def level_json(data: LevelData, note: str | None = None) -> str:
         payload["agents"] = [p.model_dump(exclude_none=True) for p in spec.agents]
     if note:
         payload["note"] = note
+    if spec.calibration is not None:
+        payload["calibration"] = spec.calibration.model_dump(mode="json")
     return json.dumps(payload, indent=2) + "\n"

@@ -35,6 +35,7 @@ from mindagent.llm.base import (
     Usage,
 )
 from mindagent.llm.local_models import DEFAULT_LOCAL_MODEL, LocalModelInfo, list_local_models
+from mindagent.llm.ratelimit import Gate, RateGate, RateLimits
 from mindagent.llm.replay_backend import prompt_key
 
 __all__ = [
@@ -43,6 +44,7 @@ __all__ = [
     "AuthFailed",
     "BadRequest",
     "Completion",
+    "Gate",
     "GenerationConfig",
     "LLMClient",
     "LLMError",
@@ -50,7 +52,9 @@ __all__ = [
     "Message",
     "ModelTimeout",
     "ModelUnavailable",
+    "RateGate",
     "RateLimited",
+    "RateLimits",
     "Role",
     "Usage",
     "list_local_models",
@@ -79,11 +83,13 @@ def make_client(
     model_path: str | None = None,
     http_client: Any = None,
     threads: int | None = None,
+    gate: Gate | None = None,
 ) -> LLMClient:
     """Build the backend a spec names; `BadRequest` (listing the accepted forms) for anything else.
 
     ``base_url`` applies to ``openai:``/``anthropic:``, ``model_path`` and ``threads`` to ``local``, and
-    ``http_client`` (the httpx client class the installed SDK uses) to the network backends.
+    ``http_client`` (the httpx client class the installed SDK uses) and ``gate`` (the request budget
+    shared with every other caller of this backend, `mindagent.llm.ratelimit`) to the network backends.
     Nothing is contacted or loaded here; a missing key or model surfaces as an LLMError on the
     first call, except a local model name (`BadRequest`) or file (`ModelUnavailable`) that
     plainly does not exist, or a replay cassette that cannot be read.
@@ -95,13 +101,13 @@ def make_client(
             raise _bad_spec(spec, "anthropic needs a model name")
         from mindagent.llm.anthropic_backend import AnthropicClient
 
-        return AnthropicClient(arg, base_url=base_url, http_client=http_client)
+        return AnthropicClient(arg, base_url=base_url, http_client=http_client, gate=gate)
     if kind == "openai":
         if not arg:
             raise _bad_spec(spec, "openai needs a model name")
         from mindagent.llm.openai_backend import OpenAIClient
 
-        return OpenAIClient(arg, base_url=base_url, http_client=http_client)
+        return OpenAIClient(arg, base_url=base_url, http_client=http_client, gate=gate)
     if kind == "local":
         from mindagent.llm.local_backend import LocalClient
 

@@ -27,6 +27,7 @@ from mindagent.llm.base import (
     ModelUnavailable,
     Usage,
 )
+from mindagent.llm.ratelimit import Gate, gated
 from mindagent.llm.retry import (
     CONNECT_TIMEOUT_S,
     DEFAULT_TIMEOUT_S,
@@ -114,6 +115,7 @@ class AnthropicClient:
         http_client: Any = None,
         sleep: Sleep | None = None,
         rng: random.Random | None = None,
+        gate: Gate | None = None,
     ) -> None:
         self.model = model
         self.name = f"anthropic:{model}"
@@ -122,6 +124,7 @@ class AnthropicClient:
         self._http_client = http_client
         self._sleep = sleep
         self._rng = rng or random.Random(0)
+        self._gate = gate  # the backend's shared request budget (`mindagent.llm.ratelimit`)
         self._sdk: Any = None
         self._temperature_in_signature: bool | None = None
         self._timeout_cls: Any = None
@@ -186,7 +189,7 @@ class AnthropicClient:
             kwargs = self._kwargs(messages, config)
             try:
                 text, usage_raw, served = await with_retries(
-                    well_formed(functools.partial(sdk.messages.create, **kwargs), _reply_parts),
+                    gated(well_formed(functools.partial(sdk.messages.create, **kwargs), _reply_parts), self._gate),
                     config,
                     what=self.name,
                     sleep=self._sleep,

@@ -24,6 +24,7 @@ from mindagent.llm.base import (
     ModelUnavailable,
     Usage,
 )
+from mindagent.llm.ratelimit import Gate, gated
 from mindagent.llm.redact import redact_url
 from mindagent.llm.retry import (
     CONNECT_TIMEOUT_S,
@@ -83,6 +84,7 @@ class OpenAIClient:
         http_client: Any = None,
         sleep: Sleep | None = None,
         rng: random.Random | None = None,
+        gate: Gate | None = None,
     ) -> None:
         self.model = model
         self.base_url = base_url
@@ -92,6 +94,7 @@ class OpenAIClient:
         self._http_client = http_client
         self._sleep = sleep
         self._rng = rng or random.Random(0)
+        self._gate = gate  # the backend's shared request budget (`mindagent.llm.ratelimit`)
         self._sdk: Any = None
         self._timeout_cls: Any = None
 
@@ -151,7 +154,7 @@ class OpenAIClient:
         started = time.perf_counter()
         try:
             text, usage_raw, served = await with_retries(
-                well_formed(functools.partial(sdk.chat.completions.create, **kwargs), _reply_parts),
+                gated(well_formed(functools.partial(sdk.chat.completions.create, **kwargs), _reply_parts), self._gate),
                 config,
                 what=self.name,
                 sleep=self._sleep,

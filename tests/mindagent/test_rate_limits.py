@@ -1,0 +1,181 @@
+"""A backend's request budget holds for the whole sweep, however many workers share it.
+
+The gate's rule is checked on its own with a stepped clock (hypothesis), then end to end: worker
+processes and the official OpenAI SDK against the stub model server (`stub_llm`, a real HTTP
+server in this process), which notes when each request arrives and how many are open at once.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+
+import pytest
+from conftest import require_module
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from stub_llm import chat, stub_server
+from typer.testing import CliRunner
+
+import mindagent.llm.retry as retry
+from mindagent.cli import app
+from mindagent.evaluation import EvalConfig, Results
+from mindagent.executors import BrainRecipe, run_units
+from mindagent.llm import RateGate, RateLimits
+
+runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def fast_retries(monkeypatch):
+    monkeypatch.setattr(retry, "BASE_BACKOFF_S", 0.001)
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+
+
+# --------------------------------------------------------------------------- the gate's rule
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 5), st.integers(1, 3),
+       st.lists(st.tuples(st.sampled_from(["enter", "leave", "wait"]), st.floats(0.0, 0.7), st.floats(0.0, 1.0)),
+                max_size=80))
+def test_the_gate_never_lets_a_server_see_more_than_its_budget(rpm: int, concurrency: int,
+                                                               script: list[tuple[str, float, float]]):
+    """Each admitted request reaches the server at an arbitrary moment between its admission and
+    its end (`where`, drawn); in every window of the server's arrival times there are at most
+    `rpm`, and never more than `concurrency` requests are open."""
+    clock = Clock()
+    gate = RateGate(RateLimits(rpm=rpm, concurrency=concurrency, window_s=1.0), clock=clock)
+    open_requests: list[tuple[float, float]] = []  # (admitted at, where in its life it arrives)
+    arrivals: list[float] = []
+    peak = 0
+    for action, amount, where in script:
+        if action == "wait":
+            clock.now += amount
+        elif action == "leave" and open_requests:
+            admitted, at = open_requests.pop(int(where * len(open_requests)) % len(open_requests))
+            gate.leave()
+            arrivals.append(admitted + at * (clock.now - admitted))
+        elif action == "enter":
+            wait = gate.try_enter()
+            if wait == 0.0:
+                open_requests.append((clock.now, where))
+                peak = max(peak, len(open_requests))
+                assert len(open_requests) <= concurrency
+            else:
+                assert wait > 0.0
+    arrivals += [admitted for admitted, _ in open_requests]  # still open: arrived, at the latest, now
+    arrivals.sort()
+    for i, t in enumerate(arrivals):
+        assert sum(1 for u in arrivals[: i + 1] if u > t - 1.0) <= rpm, arrivals
+    assert gate.stats() == (len(arrivals), peak)
+
+
+def test_a_refused_caller_is_told_when_the_window_frees():
+    clock = Clock()
+    gate = RateGate(RateLimits(rpm=2, window_s=10.0), clock=clock)
+    assert gate.try_enter() == 0.0
+    clock.now = 1.0
+    gate.leave()  # the first request took a second: its place is held until 11
+    clock.now = 4.0
+    assert gate.try_enter() == 0.0
+    clock.now = 5.0
+    assert gate.try_enter() > 0.0  # both places held, one by an open request: poll
+    gate.leave()
+    clock.now = 6.0
+    assert gate.try_enter() == pytest.approx(5.0)  # the first place frees at 11
+    clock.now = 11.0
+    assert gate.try_enter() == 0.0
+
+
+# --------------------------------------------------------------------------- across workers
+class Meter:
+    """Arrival times and the most requests open at once, as the server saw them."""
+
+    def __init__(self, hold_s: float) -> None:
+        self.hold_s = hold_s
+        self.arrivals: list[float] = []
+        self.open = 0
+        self.peak = 0
+        self._lock = threading.Lock()
+
+    def answer(self, path: str, body: bytes):
+        with self._lock:
+            self.arrivals.append(time.monotonic())
+            self.open += 1
+            self.peak = max(self.peak, self.open)
+        time.sleep(self.hold_s)
+        with self._lock:
+            self.open -= 1
+        return chat("goto_agent0_storage0")
+
+    def most_in_window(self, window_s: float) -> int:
+        recent: deque[float] = deque()
+        most = 0
+        for t in sorted(self.arrivals):
+            recent.append(t)
+            while recent[0] <= t - window_s:
+                recent.popleft()
+            most = max(most, len(recent))
+        return most
+
+
+def sweep(url: str, limits: RateLimits | None, workers: int, tmp_path, name: str, executor: str = "local") -> Results:
+    config = EvalConfig(levels=["level_0"], agents=[2], model="openai:stub", taus=[1.0, 1.5, 2.0, 2.5], episodes=1,
+                        steps=4)
+    results = Results(tmp_path / f"{name}.json", config)
+    recipe = BrainRecipe("openai:stub", config.domain, 0, base_url=url, limits=limits)
+    run_units([(results, "level_0", 2, t) for t in config.taus], lambda _: recipe, workers=workers, executor=executor)
+    assert not results.failures
+    return results
+
+
+def test_two_workers_together_keep_to_the_requests_per_window(tmp_path):
+    """16 requests from two processes, 4 per second allowed; the server's own arrival times are
+    checked, over full one-second windows."""
+    limits = RateLimits(rpm=4, window_s=1.0)
+    meter = Meter(hold_s=0.0)
+    with stub_server(meter.answer) as stub:
+        sweep(stub.url, None, 2, tmp_path, "free")
+        assert len(meter.arrivals) == 16
+        assert meter.most_in_window(1.0) > 4  # without the budget the workers do exceed it
+        meter.arrivals.clear()
+        started = time.monotonic()
+        sweep(stub.url, limits, 2, tmp_path, "limited")
+        took = time.monotonic() - started
+    assert len(meter.arrivals) == 16
+    assert meter.most_in_window(1.0) <= 4
+    assert took >= 3.0  # 16 requests at 4 per second: the last window opens after 3 s
+
+
+@pytest.mark.slow  # starts a local Ray (tens of seconds)
+def test_ray_tasks_together_keep_to_the_requests_per_window(tmp_path):
+    require_module("ray", "pip install -e '.[ray]' (setup.sh --dev installs it)")
+    meter = Meter(hold_s=0.0)
+    with stub_server(meter.answer) as stub:
+        sweep(stub.url, RateLimits(rpm=4, window_s=1.0), 1, tmp_path, "ray", executor="ray")
+    assert len(meter.arrivals) == 16
+    assert meter.most_in_window(1.0) <= 4
+
+
+def test_concurrency_holds_across_workers_from_the_command_line(tmp_path):
+    meter = Meter(hold_s=0.15)
+    args = ["eval", "--levels", "level_0", "--agents", "2", "--episodes", "1", "--steps", "3", "--taus",
+            "1.0,2.0,3.0", "--model", "openai:stub", "--workers", "3"]
+    with stub_server(meter.answer) as stub:
+        free = runner.invoke(app, [*args, "--base-url", stub.url, "--out", str(tmp_path / "free.json")])
+        assert free.exit_code == 0, free.output
+        assert meter.peak > 1  # three workers, each with a request open
+        meter.peak = 0
+        limited = runner.invoke(app, [*args, "--base-url", stub.url, "--out", str(tmp_path / "one.json"),
+                                      "--concurrency", "1", "--rpm", "600"])
+        assert limited.exit_code == 0, limited.output
+    assert meter.peak == 1
+    assert (tmp_path / "free.json").read_bytes() == (tmp_path / "one.json").read_bytes()
