@@ -21,7 +21,7 @@ def train(
     steps: int = typer.Option(100_000, "--steps", min=1, help="environment steps (joint actions) to train for"),
     out_dir: Path = typer.Option(Path("runs/rl"), "--out", help="run folder: model.zip, policy.json, progress.csv, tb/, checkpoints/"),
     seed: int = typer.Option(0, "--seed"),
-    reward: str = typer.Option("dense", "--reward", help="sparse | potential | dense"),
+    reward: str = typer.Option("dense", "--reward", help="sparse | potential | dense | dense-v1"),
     taus: str = typer.Option("1.0,1.5,2.0,2.5,3.0", "--taus", help="task intervals; one is drawn per episode"),
     order: str = typer.Option("agent", "--order", help="execution order within a step: agent | shuffle"),
     rules: str = typer.Option("reference", "--rules"),
