@@ -80,7 +80,7 @@ class CuisineJointEnv(gym.Env):
         """The legal actions of every agent, concatenated: a flat bool vector of ``n_agents * actions``."""
         return self.core.masks().reshape(-1)
 
-    def render(self) -> str | None:
+    def render(self) -> Any:  # the ansi text or None (gymnasium types it as a generic frame)
         return self.core.world.state_text() if self.render_mode == "ansi" else None
 
     def _info(self) -> dict[str, Any]:
