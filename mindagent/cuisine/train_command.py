@@ -52,7 +52,10 @@ def train(
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TimeRemainingColumn(), console=err, transient=True) as bar:
         task = bar.add_task(f"train {algo} ({backend}) on {level}, {agents} agents", total=steps)
-        result = run_training(config, on_progress=lambda done: bar.update(task, completed=min(done, steps)))
+        try:
+            result = run_training(config, on_progress=lambda done: bar.update(task, completed=min(done, steps)))
+        except RuntimeError as exc:  # an unreachable Ray cluster, a missing extra: one line, not a traceback
+            fail(str(exc))
     last = result.curve[-1] if result.curve else {}
     out.print(f"trained {result.steps} steps in {result.seconds:.0f} s; "
               f"last completion {last.get('rollout/completion', float('nan')):.3f}, "

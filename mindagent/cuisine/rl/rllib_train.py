@@ -103,10 +103,34 @@ def start_ray(address: str | None, num_cpus: int | None) -> bool:
     kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.ERROR,
                               "configure_logging": True}
     if address:
-        ray.init(address=address, **kwargs)
+        _check_reachable(address)
+        try:
+            ray.init(address=address, **kwargs)
+        except (ConnectionError, RuntimeError, ValueError, TimeoutError) as exc:
+            raise RuntimeError(f"--address {address}: no Ray cluster reached ({str(exc).splitlines()[0]})") from None
     else:
         ray.init(num_cpus=num_cpus, **kwargs)
     return True
+
+
+def _check_reachable(address: str, timeout: float = 5.0) -> None:
+    """Fail in seconds on a host:port nobody listens at (Ray itself retries for minutes)."""
+    import socket
+    from urllib.parse import urlsplit
+
+    if address == "auto":
+        return
+    parts = urlsplit(address if "://" in address else f"ray://{address}")
+    try:
+        host, port = parts.hostname, parts.port
+    except ValueError:
+        host, port = None, None
+    if not host or not port:
+        raise RuntimeError(f"--address {address}: give host:port, ray://host:port or auto")
+    try:
+        socket.create_connection((host, port), timeout=timeout).close()
+    except OSError as exc:
+        raise RuntimeError(f"--address {address}: no Ray cluster reached ({exc})") from None
 
 
 def build_algo(config: TrainConfig) -> Any:

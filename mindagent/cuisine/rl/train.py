@@ -1,5 +1,8 @@
 """Train the paper's RL baseline: a centralized masked PPO over the joint (MultiDiscrete) env.
 
+``backend="rllib"`` trains on Ray RLlib over the PettingZoo env instead
+(`mindagent.cuisine.rl.rllib_train`, same folder conventions); the rest of this doc is the SB3 path.
+
 sb3-contrib's `MaskablePPO` reads the legal actions from `CuisineJointEnv.action_masks()`, so no
 wrapper sits between trainer and env. A run writes into one folder:
 
