@@ -26,7 +26,6 @@ from __future__ import annotations
 import csv
 import functools
 import logging
-import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -99,9 +98,7 @@ def start_ray(address: str | None, num_cpus: int | None) -> bool:
 
     if ray.is_initialized():
         return False
-    os.environ.setdefault("RAY_DEDUP_LOGS", "0")
-    kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.ERROR,
-                              "configure_logging": True}
+    kwargs: dict[str, Any] = {"log_to_driver": False, "logging_level": logging.ERROR, "configure_logging": True}
     if address:
         _check_reachable(address)
         try:
@@ -109,7 +106,7 @@ def start_ray(address: str | None, num_cpus: int | None) -> bool:
         except (ConnectionError, RuntimeError, ValueError, TimeoutError) as exc:
             raise RuntimeError(f"--address {address}: no Ray cluster reached ({str(exc).splitlines()[0]})") from None
     else:
-        ray.init(num_cpus=num_cpus, **kwargs)
+        ray.init(num_cpus=num_cpus, include_dashboard=False, **kwargs)
     return True
 
 
