@@ -10,7 +10,7 @@ rate at tau 2.5 and the CoS of the checkpoints (every `--curve-every` steps), dr
 
     python benchmarks/rl_baseline.py --steps 1000000 --out runs/rl_baseline      # train, then evaluate
     python benchmarks/rl_baseline.py --eval-only --out runs/rl_baseline          # evaluate what is there
-    python benchmarks/rl_baseline.py --levels level_1 --reward dense-v1           # the README's level_1 run
+    python benchmarks/rl_baseline.py --levels level_1 --reward dense-v1           # the README's earlier run
 
 Training runs one level after another on one core each call; run two calls with one ``--levels``
 each to use two cores. A run still training can be evaluated: the latest checkpoint is used.
@@ -114,7 +114,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("runs/rl_baseline"))
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--episodes", type=int, default=3)
-    parser.add_argument("--reward", default="dense", help="the training reward (dense-v1 reproduces the level_1 run)")
+    parser.add_argument("--reward", default="dense", help="the training reward (dense-v1 reproduces the earlier runs)")
     parser.add_argument("--eval-only", action="store_true", help="evaluate the runs already in --out")
     parser.add_argument("--curve-every", type=int, default=100_000, help="evaluate checkpoints at multiples of this")
     args = parser.parse_args()

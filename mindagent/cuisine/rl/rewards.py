@@ -19,7 +19,7 @@ in 66k steps. Shaping gives credit for the recipe-tree work on the way:
   trees hold): fetching one pays, putting it back into storage or letting it go unused takes the
   credit back, so no loop of fetches pays. It changes what is optimal (weights trade dishes for
   work on the way), so compare policies by completion rate, never by this reward.
-- ``dense-v1``: the dense reward as the level_1 baseline was trained with: fetched ingredients
+- ``dense-v1``: the dense reward the first baseline runs were trained with: fetched ingredients
   paid from the per-order budget too. It was farmed on level_4: one agent fetched needed
   ingredients and dropped them back into storage, earning each new order's fetch credit without
   ever cooking. (A version before it paid every needed activation and was farmed by chopping a
