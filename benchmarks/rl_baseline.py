@@ -1,6 +1,6 @@
 """The paper's RL baseline (Table 12) reproduced: masked PPO on level_1 and level_4 with 2 agents.
 
-Trains one centralized MaskablePPO policy per level (dense reward, all five paper taus drawn per
+Trains one centralized MaskablePPO policy per level (dense reward unless ``--reward``, all five paper taus drawn per
 episode, seeded), then evaluates it with the same sweep as every dispatcher (`mindagent eval`'s
 protocol: reference rules, seed 0, three consecutive 60-step episodes per tau) greedily and
 sampling, beside the planner and the paper's figures: masked PPO 0.451 / 0.598 and GPT-4 at
@@ -10,6 +10,7 @@ rate at tau 2.5 and the CoS of the checkpoints (every `--curve-every` steps), dr
 
     python benchmarks/rl_baseline.py --steps 1000000 --out runs/rl_baseline      # train, then evaluate
     python benchmarks/rl_baseline.py --eval-only --out runs/rl_baseline          # evaluate what is there
+    python benchmarks/rl_baseline.py --levels level_1 --reward dense-v1           # the README's earlier run
 
 Training runs one level after another on one core each call; run two calls with one ``--levels``
 each to use two cores. A run still training can be evaluated: the latest checkpoint is used.
@@ -113,6 +114,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("runs/rl_baseline"))
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--episodes", type=int, default=3)
+    parser.add_argument("--reward", default="dense", help="the training reward (dense-v1 reproduces the earlier runs)")
     parser.add_argument("--eval-only", action="store_true", help="evaluate the runs already in --out")
     parser.add_argument("--curve-every", type=int, default=100_000, help="evaluate checkpoints at multiples of this")
     args = parser.parse_args()
@@ -122,7 +124,7 @@ def main() -> None:
 
         for level in levels:
             config = TrainConfig(level=level, agents=args.agents, steps=args.steps, out=args.out / level, seed=args.seed,
-                                 taus=tuple(PAPER_TAUS))
+                                 taus=tuple(PAPER_TAUS), reward=args.reward)
             result = train(config)
             print(f"{level}: trained {result.steps:,} steps in {result.seconds / 60:.1f} min", flush=True)
     print(f"paper protocol: reference rules, seed {args.seed}, {args.episodes} x 60-step episodes per tau, "

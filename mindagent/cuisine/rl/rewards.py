@@ -10,15 +10,20 @@ in 66k steps. Shaping gives credit for the recipe-tree work on the way:
   open orders need) is worth its subtree's node count, scaled so a whole dish is worth
   `PROGRESS_WEIGHT`. Potential-based shaping leaves the optimal policy unchanged (Ng, Harada and
   Russell, 1999) and cannot be farmed: taking an ingredient out again gives the credit back.
-- ``dense``: in the spirit of the paper's "heavily engineered dense rewards": credit for every
-  recipe-tree node toward an open order (a needed base ingredient fetched from storage, a needed
-  intermediate or dish made by an activation), a bonus per dish served, a penalty per refused
-  command and an extra penalty per expired order. Each open order has a budget of exactly its
-  tree's nodes, so the credit cannot be farmed (a first version paid every needed activation and
-  was farmed on level_4: chop a tomato, throw the slice away, fetch another), yet unlike the
-  potential it is not taken back when an item is used up, so an episode's return grows with the
-  recipe work done. It changes what is optimal (weights trade dishes for work on the way), so
-  compare policies by completion rate, never by this reward.
+- ``dense``: in the spirit of the paper's "heavily engineered dense rewards": credit for the
+  recipe-tree work toward open orders, a bonus per dish served, a penalty per refused command and
+  an extra penalty per expired order. A needed intermediate or dish made by an activation is paid
+  from a per-order budget of exactly its tree's nodes, and not taken back when the item is used
+  up, so an episode's return grows with the cooking done. A needed base ingredient is paid
+  through a potential instead (held or lying in a tool, never more copies than the open orders'
+  trees hold): fetching one pays, putting it back into storage or letting it go unused takes the
+  credit back, so no loop of fetches pays. It changes what is optimal (weights trade dishes for
+  work on the way), so compare policies by completion rate, never by this reward.
+- ``dense-v1``: the dense reward the first baseline runs were trained with: fetched ingredients
+  paid from the per-order budget too. It was farmed on level_4: one agent fetched needed
+  ingredients and dropped them back into storage, earning each new order's fetch credit without
+  ever cooking. (A version before it paid every needed activation and was farmed by chopping a
+  tomato, throwing the slice away and fetching another.) Kept to reproduce that run.
 
 Example::
 
@@ -35,7 +40,7 @@ from typing import Protocol
 
 from cuisineworld import Level, StepResult, World
 
-REWARDS = ("sparse", "potential", "dense")
+REWARDS = ("sparse", "potential", "dense", "dense-v1")
 PROGRESS_WEIGHT = 0.5  # phi of a finished dish lying in the kitchen (a served one is worth 1)
 
 
@@ -149,18 +154,34 @@ class DenseWeights:
 
 
 class DenseReward:
-    """Per-order node credit, a serving bonus, penalties for refusals and expiries (see the module doc)."""
+    """Per-order credit for made nodes, a potential for fetched ingredients, serving bonus, penalties.
 
-    def __init__(self, level: Level, gamma: float = 0.99, weights: DenseWeights | None = None) -> None:
+    ``fetch_budget=True`` is ``dense-v1``: fetched ingredients paid from the per-order budget
+    (farmable, see the module doc) instead of the potential."""
+
+    def __init__(self, level: Level, gamma: float = 0.99, weights: DenseWeights | None = None,
+                 fetch_budget: bool = False) -> None:
         self.weights = weights or DenseWeights()
+        self.gamma = gamma
+        self.fetch_budget = fetch_budget
         self.sparse = SparseReward()
-        self.trees = {dish: subtree_counts(level, dish) for dish in set(level.dishes)}
+        self.progress = RecipeProgress(level)
+        self.trees = self.progress.trees
+        self._base = frozenset(item for tree in self.trees.values() for item in tree if level.recipe_for(item) is None)
         self._storages = frozenset(loc.name for loc in level.locations if loc.role == "storage")
         self._credited: dict[int, Counter[str]] = {}  # order id -> tree nodes already paid for
+        self._stock = 0.0  # the fetch potential of the state before the step
 
     def reset(self, world: World) -> None:
         self.sparse.reset(world)
         self._credited = {}
+        self._stock = 0.0 if self.fetch_budget else self.stock(world)
+
+    def stock(self, world: World) -> float:
+        """The fetch potential: needed base ingredients held or in tools, each worth `fetched`."""
+        need = self.progress.demand(world)
+        have = self.progress.present(world)
+        return self.weights.fetched * sum(min(n, need[item]) for item, n in have.items() if item in self._base)
 
     def __call__(self, world: World, result: StepResult) -> float:
         w = self.weights
@@ -171,7 +192,7 @@ class DenseReward:
                 total -= w.refused
                 continue
             verb, _, rest = outcome.command.partition("_")
-            if verb == "get":
+            if verb == "get" and self.fetch_budget:
                 parts = rest.split("_")  # agentN, item, storage for a get from storage
                 if len(parts) == 3 and parts[2] in self._storages and self._credit(world, parts[1]):
                     total += w.fetched
@@ -179,6 +200,10 @@ class DenseReward:
                 content = world.location_content(rest.rsplit("_", 1)[1])
                 if len(content) == 1 and self._credit(world, content[0]):
                     total += w.made
+        if not self.fetch_budget:
+            now = 0.0 if world.done else self.stock(world)  # the potential of the last state is 0
+            total += self.gamma * now - self._stock
+            self._stock = now
         return total
 
     def _credit(self, world: World, item: str) -> bool:
@@ -195,11 +220,13 @@ class DenseReward:
 
 
 def make_reward(name: str, level: Level, gamma: float = 0.99) -> RewardFn:
-    """A reward by name: ``sparse``, ``potential`` or ``dense``."""
+    """A reward by name: ``sparse``, ``potential``, ``dense`` or ``dense-v1``."""
     if name == "sparse":
         return SparseReward()
     if name == "potential":
         return PotentialReward(level, gamma)
     if name == "dense":
         return DenseReward(level, gamma)
+    if name == "dense-v1":
+        return DenseReward(level, gamma, fetch_budget=True)
     raise ValueError(f"unknown reward {name!r}; choose one of: {', '.join(REWARDS)}")

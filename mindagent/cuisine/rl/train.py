@@ -1,5 +1,8 @@
 """Train the paper's RL baseline: a centralized masked PPO over the joint (MultiDiscrete) env.
 
+``backend="rllib"`` trains on Ray RLlib over the PettingZoo env instead
+(`mindagent.cuisine.rl.rllib_train`, same folder conventions); the rest of this doc is the SB3 path.
+
 sb3-contrib's `MaskablePPO` reads the legal actions from `CuisineJointEnv.action_masks()`, so no
 wrapper sits between trainer and env. A run writes into one folder:
 
@@ -38,7 +41,8 @@ from mindagent.cuisine.rl.rewards import REWARDS
 log = logging.getLogger(__name__)
 
 ALGOS = ("maskable-ppo",)
-BACKENDS = ("sb3",)
+BACKENDS = ("sb3", "rllib")
+POLICY_MODES = ("shared", "per-agent")  # rllib: one network for all agents, or one each
 POLICY_FILE = "policy.json"
 
 
@@ -66,11 +70,22 @@ class TrainConfig:
     ent_coef: float = 0.01
     net_arch: tuple[int, ...] = (128, 128)
     checkpoint_every: int = 50_000
+    backend: str = "sb3"  # sb3 (the joint env on this machine) or rllib (the PettingZoo env on Ray)
+    policies: str = "shared"  # rllib only
+    ray_address: str | None = None  # rllib only: None starts a local Ray
+    ray_cpus: int | None = None  # rllib only, local Ray: CPUs it may use (None: 1 + env_runners)
+    env_runners: int = 0  # rllib only: 0 samples in this process
 
     def check(self) -> None:
         """Refuse what cannot run, with one readable line (before any heavy import)."""
         if self.algo not in ALGOS:
             raise ValueError(f"--algo must be one of {', '.join(ALGOS)}, not {self.algo!r}")
+        if self.backend not in BACKENDS:
+            raise ValueError(f"--backend must be one of {', '.join(BACKENDS)}, not {self.backend!r}")
+        if self.policies not in POLICY_MODES:
+            raise ValueError(f"--policies must be one of {', '.join(POLICY_MODES)}, not {self.policies!r}")
+        if self.env_runners < 0:
+            raise ValueError("--env-runners must be 0 or more")
         if self.reward not in REWARDS:
             raise ValueError(f"--reward must be one of {', '.join(REWARDS)}, not {self.reward!r}")
         if self.order not in ORDERS:
@@ -106,6 +121,10 @@ def require_rl() -> None:
 def train(config: TrainConfig, on_progress: Callable[[int], None] | None = None) -> TrainResult:
     """Train, write the run folder (see the module doc) and return where the model is."""
     config.check()
+    if config.backend == "rllib":
+        from mindagent.cuisine.rl.rllib_train import train_rllib
+
+        return train_rllib(config, on_progress)
     require_rl()
     import torch
     from sb3_contrib import MaskablePPO
@@ -149,9 +168,14 @@ def write_meta(config: TrainConfig, out: Path, steps: int, seconds: float) -> No
     env = config.make_env()
     meta: dict[str, Any] = {
         **{k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(config).items()},
-        "backend": "sb3", "obs_size": env.observer.size, "actions": env.table.size,
+        "obs_size": env.observer.size, "actions": env.table.size,
         "trained_steps": steps, "seconds": round(seconds, 1),
     }
+    if config.backend == "rllib":
+        from mindagent.cuisine.rl.rllib_train import module_ids
+
+        meta["modules"] = {f"agent{i}": module_ids(config.agents, config.policies)[0 if config.policies == "shared" else i]
+                           for i in range(config.agents)}
     (out / POLICY_FILE).write_text(json.dumps(meta, indent=2) + "\n")
 
 

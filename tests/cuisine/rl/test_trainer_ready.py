@@ -10,7 +10,7 @@ from cuisineworld import MAX_ACTIVE_ORDERS, World, load_level
 from mindagent.cuisine.planners import make_policy
 from mindagent.cuisine.rl import ENV_ID, ActionTable, CuisineJointEnv, CuisineParallelEnv, Observer, make_reward
 from mindagent.cuisine.rl.observe import MAX_TAU, SERVED_SCALE
-from mindagent.cuisine.rl.rewards import RecipeProgress
+from mindagent.cuisine.rl.rewards import DenseWeights, RecipeProgress, subtree_counts
 
 
 def _reference_encode(enc: Observer, world: World) -> np.ndarray:
@@ -195,3 +195,42 @@ def test_envs_and_cli_import_no_torch():
             "print(sorted(m for m in ('torch', 'stable_baselines3', 'sb3_contrib') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def _fetch_and_discard(reward_name: str) -> tuple[float, int]:
+    """agent0 fetches an ingredient an open order needs and puts it straight back, for 60 steps.
+
+    Returns the reward minus its served and expired terms (what the loop itself earned) and how
+    many ingredients were fetched."""
+    level = load_level("level_4")
+    world = World(level, n_agents=2, tau=1.0, seed=0)
+    world.reset()
+    reward = make_reward(reward_name, level)
+    reward.reset(world)
+    weights = DenseWeights()
+    earned, fetched = 0.0, 0
+    r = reward(world, world.step(["goto_agent0_storage0", "noop_agent1"]))
+    while not world.done:
+        before = world.counts
+        if world.agent_holding(0) is not None:
+            command = "put_agent0_storage0"
+        else:
+            needed = [item for order in world.orders for item in sorted(subtree_counts(level, order.dish))
+                      if level.recipe_for(item) is None]
+            command = f"get_agent0_{needed[0]}_storage0" if needed else "noop_agent0"
+            fetched += bool(needed)
+        r = reward(world, world.step([command, "noop_agent1"]))
+        after = world.counts
+        done, failed = after.completed - before.completed, after.failed - before.failed
+        earned += r - (1.0 + weights.served) * done + (1.0 + weights.expired) * failed
+    return earned, fetched
+
+
+def test_fetching_and_discarding_ingredients_no_longer_pays():
+    """The loop that farmed dense-v1 on level_4: each new order paid its fetch credit again."""
+    farmed, fetched = _fetch_and_discard("dense-v1")
+    assert fetched >= 20
+    assert farmed >= 0.5  # dense-v1: several orders' worth of fetch credit for no cooking
+    earned, fetched_again = _fetch_and_discard("dense")
+    assert fetched_again == fetched
+    assert earned <= 0.0  # the potential gives each fetch back when the ingredient goes back

@@ -33,13 +33,16 @@ def trained(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.slow
 def test_dense_reward_learning_signal(trained: Path):
-    """12k seeded steps on the one-dish kitchen: the mean episode reward climbs well above its start."""
+    """12k seeded steps on the one-dish kitchen: the mean episode reward and the completion rate climb.
+
+    The dense reward pays fetched ingredients as a potential (given back when one is used up), so
+    its return rises less than dense-v1's for the same dishes; completion is the measure that counts."""
     rewards = [float(row["rollout/ep_rew_mean"]) for row in _curve(trained) if row.get("rollout/ep_rew_mean")]
     assert len(rewards) >= 20
     first, last = sum(rewards[:3]) / 3, sum(rewards[-3:]) / 3
-    assert last > first + 3.0, rewards
+    assert last > first + 1.5, rewards
     completion = [float(row["rollout/completion"]) for row in _curve(trained) if row.get("rollout/completion")]
-    assert max(completion[-3:]) > max(completion[:3])
+    assert max(completion[-3:]) > max(completion[:3]) + 0.2, completion
     meta = json.loads((trained / "policy.json").read_text())
     assert meta["level"] == "level_0" and meta["trained_steps"] >= 12288
     assert sorted(p.name for p in (trained / "checkpoints").iterdir()) == ["model_12288_steps.zip", "model_6144_steps.zip"]
