@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from minecraft.commands import NO_ARG, Command, CommandSyntaxError, Verb, parse_command
-from minecraft.kitchen import BLOCKS, COOKED, FUEL_ITEMS, ITEMS, MOBS, STATIONS, TARGETS
+from minecraft.kitchen import BLOCKS, COOKED, CRAFTABLE, CRAFTING, FUEL_ITEMS, ITEMS, MOBS, STATIONS, TARGETS
 from minecraft.protocol import Observation
 from minecraft.results import ActionError
 
@@ -82,6 +82,14 @@ def check_one(command: Command, obs: Observation, blocked: Mapping[str, str] | N
         case Verb.PUT_IN_CHEST:
             if inventory.get(arg, 0) <= 0:
                 return fail("missing_item")
+        case Verb.CRAFT:
+            if arg not in CRAFTING:
+                return fail("not_craftable", arg)
+            needs, _ = CRAFTING[arg]
+            short = [f"{n - inventory.get(item, 0)} {item}" for item, n in sorted(needs.items())
+                     if inventory.get(item, 0) < n]
+            if short:
+                return fail("missing_ingredients", ", ".join(short))
     return None
 
 
@@ -116,5 +124,6 @@ def candidate_commands(agent: str, obs: Observation) -> list[Command]:
     out += [Command(Verb.MINE_BLOCK, agent, b) for b in BLOCKS]
     for verb in (Verb.PUT_FUEL_FURNACE, Verb.PUT_ITEM_FURNACE, Verb.PUT_IN_CHEST):
         out += [Command(verb, agent, item) for item in ITEMS]
+    out += [Command(Verb.CRAFT, agent, item) for item in CRAFTABLE]
     assert all((c.arg is None) == (c.verb in NO_ARG) for c in out)
     return out

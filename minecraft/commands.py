@@ -2,7 +2,8 @@
 
 The reference release ran the model's text through ``eval``; here text only ever becomes a
 frozen `Command` or nothing. Syntax: ``verb(Agent)`` or ``verb(Agent, name)``, e.g.
-``killMob(Alex, cow)``, ``putInChest(Steve, cooked_beef)``, ``takeOutFurnace(Alex)``.
+``killMob(Alex, cow)``, ``putInChest(Steve, cooked_beef)``, ``takeOutFurnace(Alex)``,
+``craft(Alex, bowl)``.
 Verbs and agent names match case-insensitively (the paper prints ``kiLFMob``; we do not
 guess at typos beyond case), arguments are Minecraft ids (lowercase, ``minecraft:`` allowed).
 """
@@ -25,6 +26,7 @@ class Verb(StrEnum):
     PUT_ITEM_FURNACE = "putItemFurnace"
     TAKE_OUT_FURNACE = "takeOutFurnace"
     PUT_IN_CHEST = "putInChest"
+    CRAFT = "craft"
     NOOP = "noop"
 
 
@@ -125,7 +127,7 @@ def gbnf(agents: Sequence[str], targets: Sequence[str], mobs: Sequence[str], blo
                 f'"goto({name}, " target ")"', f'"killMob({name}, " mob ")"',
                 f'"mineBlock({name}, " block ")"', f'"putFuelFurnace({name}, " item ")"',
                 f'"putItemFurnace({name}, " item ")"', f'"takeOutFurnace({name})"',
-                f'"putInChest({name}, " item ")"', f'"noop({name})"',
+                f'"putInChest({name}, " item ")"', f'"craft({name}, " item ")"', f'"noop({name})"',
             ])
         )
     rules += [f"target ::= {_alt(targets)}", f"mob ::= {_alt(mobs)}", f"block ::= {_alt(blocks)}",

@@ -18,6 +18,10 @@ REASONS: dict[str, str] = {
     "slot_busy": "that furnace slot holds a different item",
     "slot_full": "there is no room for it",
     "empty_output": "the furnace has nothing cooked yet",
+    "not_craftable": "the crafting table has no recipe for that",
+    "missing_ingredients": "it lacks ingredients",
+    "too_far": "it is not at the crafting table",
+    "craft_failed": "the crafting table refused",
     "path_failed": "it could not find a way there",
     "container_failed": "the container did not open",
     "dig_failed": "the block could not be mined",
@@ -33,7 +37,8 @@ REASONS: dict[str, str] = {
 }
 
 # codes whose detail tells the dispatcher something it can act on (the bad name, the bridge's words)
-_SHOW_DETAIL = frozenset({"syntax", "unknown_target", "bridge", "timeout", "path_failed", "dig_failed"})
+_SHOW_DETAIL = frozenset({"syntax", "unknown_target", "not_craftable", "missing_ingredients", "craft_failed",
+                           "bridge", "timeout", "path_failed", "dig_failed"})
 
 
 def _items(counts: dict[str, Any]) -> str:
@@ -60,6 +65,8 @@ def _done(outcome: ActionDone) -> str:
             return f"{a} took {r.get('count', 0)} {r.get('took', 'items')} out of the furnace."
         case "putInChest":
             return f"{a} put {r.get('count', 0)} {r.get('put', 'items')} into the chest."
+        case "craft":
+            return f"{a} crafted {r.get('count', 0)} {r.get('crafted', 'items')} from {_items(r.get('used', {}))}."
         case "noop":
             return f"{a} waited."
     return f"{a} did {outcome.command}."

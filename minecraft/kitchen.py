@@ -27,13 +27,31 @@ FUEL_ITEMS: Final[Mapping[str, float]] = MappingProxyType(
     {"coal": 8.0, "charcoal": 8.0, "oak_log": 1.5, "oak_planks": 1.5, "stick": 0.5}
 )
 # mineable block -> the item it drops
-DROP_OF_BLOCK: Final[Mapping[str, str]] = MappingProxyType({"coal_ore": "coal", "oak_log": "oak_log"})
+DROP_OF_BLOCK: Final[Mapping[str, str]] = MappingProxyType(
+    {"coal_ore": "coal", "oak_log": "oak_log", "red_mushroom": "red_mushroom", "brown_mushroom": "brown_mushroom"}
+)
+# Crafting-table recipes (vanilla 1.19.2 results): product -> (ingredients taken, count made).
+# Mushroom stew is the kitchen's multi-stage dish: log -> planks -> bowl, plus two gathered
+# mushrooms. Vanilla's only stew with a cooked ingredient (rabbit stew) needs rabbits, potatoes
+# and carrots the kitchen does not have.
+CRAFTING: Final[Mapping[str, tuple[Mapping[str, int], int]]] = MappingProxyType({
+    "oak_planks": (MappingProxyType({"oak_log": 1}), 4),
+    "bowl": (MappingProxyType({"oak_planks": 3}), 4),
+    "mushroom_stew": (MappingProxyType({"bowl": 1, "red_mushroom": 1, "brown_mushroom": 1}), 1),
+})
+CRAFTED_DISHES: Final = ("mushroom_stew",)
 
 MOBS: Final = tuple(sorted(MEAT_OF_MOB))
 BLOCKS: Final = tuple(sorted(DROP_OF_BLOCK))
-DISHES: Final = tuple(sorted(COOKED.values()))
-STATIONS: Final = ("chest", "furnace")
+DISHES: Final = tuple(sorted(COOKED.values()))  # the cooked meats
+ORDER_DISHES: Final = DISHES + CRAFTED_DISHES  # everything an order may ask for
+CRAFTABLE: Final = tuple(sorted(CRAFTING))
+STATIONS: Final = ("chest", "crafting_table", "furnace")
 TARGETS: Final = STATIONS + MOBS + BLOCKS
-# Items a command may name: meats raw and cooked, fuels, and the by-products.
-ITEMS: Final = tuple(sorted(set(COOKED) | set(COOKED.values()) | set(FUEL_ITEMS) | {"leather", "feather"}))
+# Items a command may name: meats raw and cooked, fuels, the by-products, crafting ingredients
+# and products.
+ITEMS: Final = tuple(sorted(
+    set(COOKED) | set(COOKED.values()) | set(FUEL_ITEMS) | {"leather", "feather"}
+    | set(CRAFTING) | {i for needs, _ in CRAFTING.values() for i in needs}
+))
 TOOLS: Final = frozenset({"iron_sword", "iron_pickaxe", "iron_axe"})

@@ -7,8 +7,11 @@ the paper's five difficulty factors (tau 1.0 is the most intense):
     interval(tau) = ceil(5 * tau)         -> 5, 8, 10, 13, 15  for tau 1.0, 1.5, 2.0, 2.5, 3.0
     lifetime(tau) = ceil(1.5 * interval)  -> 8, 12, 15, 20, 23
 
-One `random.Random` per (tau, seed) draws the dishes and nothing else, so an episode's order
-stream depends only on those two numbers. One order arrives at reset, then one every
+One `random.Random` per (tau, seed) draws the cooked meat of each order and nothing else, so an
+episode's order stream depends only on those two numbers. A second one, also per (tau, seed),
+then turns each drawn order into the crafted dish (mushroom stew) with probability 1/5, so each of
+the five dishes is asked for equally often; the meat draws, and so every order that stays a meat
+order, are the same as before the crafted dish existed. One order arrives at reset, then one every
 `interval` steps, skipped while `MAX_ACTIVE` are open. An order is completed when the chest
 holds more of its dish than was already credited (oldest order first); it fails when its
 lifetime runs out.
@@ -26,10 +29,12 @@ import math
 import random
 from dataclasses import dataclass, field
 
-from minecraft.kitchen import DISHES
+from minecraft.kitchen import CRAFTED_DISHES, DISHES
 
 TAUS: tuple[float, ...] = (1.0, 1.5, 2.0, 2.5, 3.0)
 MAX_ACTIVE = 6
+#: chance that a drawn order becomes a crafted dish instead of its cooked meat
+CRAFTED_SHARE = 0.2
 
 
 def interval_for(tau: float) -> int:
@@ -62,6 +67,8 @@ class OrderBook:
     tau: float
     seed: int = 0
     dishes: tuple[str, ...] = DISHES
+    #: crafted dishes that may replace a drawn meat order (empty: meat orders only)
+    crafted: tuple[str, ...] = CRAFTED_DISHES
     active: list[Order] = field(default_factory=list)
     completed: list[Order] = field(default_factory=list)
     failed: list[Order] = field(default_factory=list)
@@ -69,9 +76,16 @@ class OrderBook:
     #: dishes that reached the chest in the last `advance` with no open order for them
     unmatched: dict[str, int] = field(default_factory=dict)
     rng: random.Random = field(init=False)
+    craft_rng: random.Random = field(init=False)
 
     def __post_init__(self) -> None:
         self.rng = random.Random(f"minecraft-orders:{self.tau}:{self.seed}")
+        self.craft_rng = random.Random(f"minecraft-crafted-orders:{self.tau}:{self.seed}")
+
+    @property
+    def pool(self) -> tuple[str, ...]:
+        """Every dish an order may ask for."""
+        return self.dishes + self.crafted
 
     @property
     def interval(self) -> int:
@@ -87,7 +101,7 @@ class OrderBook:
         The generator carries over between episodes, as in the reference.
         """
         self.active, self.completed, self.failed, self.unmatched = [], [], [], {}
-        self.credited = {d: chest.get(d, 0) for d in self.dishes}
+        self.credited = {d: chest.get(d, 0) for d in self.pool}
         self._draw(step)
 
     def advance(self, step: int, chest: dict[str, int]) -> tuple[list[Order], list[Order]]:
@@ -102,7 +116,7 @@ class OrderBook:
         self.unmatched = {}
         for dish, n in chest.items():
             surplus = n - self.credited.get(dish, 0)
-            if dish in self.dishes and surplus > 0:
+            if dish in self.pool and surplus > 0:
                 self.credited[dish] = n
                 self.unmatched[dish] = surplus
         expired = [o for o in self.active if o.remaining(step) <= 0]
@@ -117,4 +131,7 @@ class OrderBook:
     def _draw(self, step: int) -> None:
         if len(self.active) >= MAX_ACTIVE:
             return
-        self.active.append(Order(self.rng.choice(self.dishes), step, self.lifetime))
+        dish = self.rng.choice(self.dishes)
+        if self.crafted and self.craft_rng.random() < CRAFTED_SHARE:
+            dish = self.craft_rng.choice(self.crafted)
+        self.active.append(Order(dish, step, self.lifetime))

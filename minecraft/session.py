@@ -385,7 +385,7 @@ class MinecraftSession(DomainSession):
                 self._instructions.append(f"{event.from_}: {event.message}")
         await self._kitchen(f"clock {self.kitchen.clock}")
         await self._observe()
-        self.orders.credited = {d: self.obs.chest().get(d, 0) for d in self.orders.dishes}
+        self.orders.credited = {d: self.obs.chest().get(d, 0) for d in self.orders.pool}
         return [f"The game server stopped and was restarted (restart {self.server_restarts}): the kitchen was "
                 "rebuilt with an empty furnace and chest, and the bots rejoined with their tools only."]
 

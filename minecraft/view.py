@@ -72,15 +72,18 @@ def level_view(agents: Sequence[str], max_steps: int, address: ServerAddress | N
                view_port: int | None = None) -> dict[str, Any]:
     """The static part: the dishes (cooked meats), how each is made, where people can join, and
     the port of the live 3D view (same host as the page) when one runs."""
-    from minecraft.kitchen import COOKED, DISHES, MEAT_OF_MOB
+    from minecraft.kitchen import COOKED, CRAFTING, DISHES, MEAT_OF_MOB, ORDER_DISHES
 
     mob_of = {meat: mob for mob, meat in MEAT_OF_MOB.items()}
     raw_of = {cooked: raw for raw, cooked in COOKED.items()}
     recipes = [{"product": dish, "tool": "furnace", "ingredients": [raw_of[dish], "fuel"]} for dish in DISHES]
     recipes += [{"product": raw_of[dish], "tool": f"kill a {mob_of[raw_of[dish]]}", "ingredients": []} for dish in DISHES]
-    return {"level": "minecraft", "domain": "minecraft", "dishes": list(DISHES), "recipes": recipes,
+    recipes += [{"product": product, "tool": "crafting_table", "ingredients": sorted(needs)}
+                for product, (needs, _) in sorted(CRAFTING.items())]
+    return {"level": "minecraft", "domain": "minecraft", "dishes": list(ORDER_DISHES), "recipes": recipes,
             "base_ingredients": [], "needed_ingredients": ["coal"],
             "kitchen": [{"name": "furnace", "type": "furnace", "role": "tool"},
+                        {"name": "crafting_table", "type": "crafting_table", "role": "tool"},
                         {"name": "chest", "type": "chest", "role": "serving"}],
             "n_agents": len(agents), "max_steps": max_steps, "agent_names": list(agents),
             "join": None if address is None else {"host": address.host, "port": address.port,

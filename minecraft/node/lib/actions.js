@@ -241,7 +241,43 @@ async function putInChest (bot, { item }, task) {
   }
 }
 
+// Crafting at the kitchen's crafting table. Stock flying-squid opens no crafting window (so
+// mineflayer's bot.craft cannot work there): the bot walks to the table and asks the kitchen
+// plugin (`/kitchen craft <item>`), which checks reach and ingredients and swaps the inventory.
+// The action returns once the plugin's reply arrived and the bot's own inventory shows the
+// product (a set_slot world event), or fails on the plugin's reason or a timeout.
+async function craft (bot, { item }, task) {
+  itemInfo(bot, item)
+  const table = await seeBlock(bot, 'crafting_table', task)
+  if (!table) throw new ActionError('not_found', 'found no crafting_table nearby')
+  await moveNear(bot, table.position, 2, task)
+  const before = counts(bot.inventory.items())
+  const replied = waitFor(bot, 'messagestr', {
+    filter: (msg) => typeof msg === 'string' && msg.startsWith('mindagent {') && msg.includes('"kind":"craft"'),
+    timeoutMs: WINDOW_TIMEOUT_MS,
+    task,
+    what: 'the crafting reply'
+  })
+  bot.chat('/kitchen craft ' + item)
+  const [line] = await task.race(replied)
+  const reply = JSON.parse(line.slice('mindagent '.length))
+  if (!reply.ok) {
+    const [code, ...rest] = String(reply.error).split(': ')
+    throw new ActionError(rest.length ? code : 'craft_failed', rest.length ? rest.join(': ') : String(reply.error))
+  }
+  if (!((counts(bot.inventory.items())[item] || 0) > (before[item] || 0))) {
+    await task.race(waitFor(bot.inventory, 'updateSlot', {
+      filter: (slot, oldItem, newItem) => Boolean(newItem && newItem.name === item),
+      timeoutMs: WINDOW_TIMEOUT_MS,
+      task,
+      what: `the ${item} in the inventory`
+    }))
+  }
+  return { crafted: item, count: reply.result.count, used: reply.result.used }
+}
+
 module.exports = {
+  craft,
   goto,
   killMob,
   mineBlock,

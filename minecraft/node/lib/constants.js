@@ -28,6 +28,15 @@ const FUEL_TICKS = {
   stick: 100
 }
 
+// Crafting-table recipes of the kitchen (vanilla 1.19.2 shapeless equivalents): ingredients
+// taken from the crafter's inventory -> count made. Stock flying-squid has no crafting windows, so
+// the kitchen plugin crafts on request (`/kitchen craft <item>` by a player at the table).
+const CRAFTING = {
+  oak_planks: { needs: { oak_log: 1 }, makes: 4 },
+  bowl: { needs: { oak_planks: 3 }, makes: 4 },
+  mushroom_stew: { needs: { bowl: 1, red_mushroom: 1, brown_mushroom: 1 }, makes: 1 }
+}
+
 // Vanilla max health of the kitchen animals.
 const MOB_HEALTH = { cow: 10, pig: 10, sheep: 8, chicken: 4 }
 
@@ -51,6 +60,7 @@ module.exports = {
   VANILLA_COOK_TICKS,
   SMELTING,
   FUEL_TICKS,
+  CRAFTING,
   MOB_HEALTH,
   WEAPON_DAMAGE,
   KIT

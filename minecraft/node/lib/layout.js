@@ -1,19 +1,22 @@
 'use strict'
-// The kitchen built at server start: one furnace and one chest next to the spawn point, a few
-// mineable fuel blocks and four animal pens. Coordinates are x/z offsets; y is the ground level
+// The kitchen built at server start: one furnace, one chest and a crafting table next to the spawn point, a few
+// mineable fuel blocks, two mushrooms and four animal pens. Coordinates are x/z offsets; y is the ground level
 // found at start. Kept as data so tests and the state dump can name every spot.
 
 const LAYOUT = {
   spawn: { x: 0, z: 0 },
   furnace: { x: -1, z: 3, facing: 'north' },
   chest: { x: 1, z: 3, facing: 'north' },
+  craftingTable: { x: 3, z: 3 },
   blocks: [
     { name: 'coal_ore', x: 6, z: -1 },
     { name: 'coal_ore', x: 6, z: 0 },
     { name: 'coal_ore', x: 6, z: 1 },
     { name: 'oak_log', x: -6, z: -1 },
     { name: 'oak_log', x: -6, z: 0 },
-    { name: 'oak_log', x: -6, z: 1 }
+    { name: 'oak_log', x: -6, z: 1 },
+    { name: 'red_mushroom', x: 3, z: -4 },
+    { name: 'brown_mushroom', x: -3, z: -4 }
   ],
   pens: {
     cow: { x: 5, z: 8, count: 2 },

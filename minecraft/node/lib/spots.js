@@ -12,7 +12,7 @@
 
 const { Vec3 } = require('vec3')
 
-const BLOCKS_OF_INTEREST = ['furnace', 'chest', 'coal_ore', 'oak_log']
+const BLOCKS_OF_INTEREST = ['furnace', 'chest', 'crafting_table', 'coal_ore', 'oak_log', 'red_mushroom', 'brown_mushroom']
 const round1 = (v) => Math.round(v * 10) / 10
 
 let known = null // [{ name, pos: Vec3 }] from the latest kitchen state, or null without our plugin
@@ -30,6 +30,7 @@ function setKitchen (kitchen) {
   const add = (name, pos) => { if (Array.isArray(pos) && pos.length === 3) spots.push({ name, pos: new Vec3(pos[0], pos[1], pos[2]) }) }
   for (const f of kitchen.furnaces || []) add('furnace', f.pos)
   for (const c of kitchen.chests || []) add('chest', c.pos)
+  for (const t of kitchen.crafting_tables || []) add('crafting_table', t.pos)
   for (const b of kitchen.blocks) if (b.present) add(b.name, b.pos)
   known = spots
 }

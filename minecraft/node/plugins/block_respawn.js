@@ -1,5 +1,5 @@
 'use strict'
-// Mined blocks come back. The kitchen's fuel blocks (coal ore, logs) are placed at start; when a
+// Mined blocks come back. The kitchen's fuel blocks (coal ore, logs) and mushrooms are placed at start; when a
 // player digs one, its drops fall straight down (no random scatter, so a bot standing next to
 // the block picks them up) and the same block state is set again after `blockRespawnMs` of
 // kitchen time, postponed while someone stands in the spot.
@@ -7,7 +7,7 @@
 const { Vec3 } = require('vec3')
 const { stateIdFor } = require('../lib/layout')
 
-const RESPAWNING = new Set(['coal_ore', 'oak_log'])
+const RESPAWNING = new Set(['coal_ore', 'oak_log', 'red_mushroom', 'brown_mushroom'])
 const OCCUPIED_RETRY_TICKS = 20
 
 module.exports.server = function (serv) {

@@ -14,7 +14,7 @@ const { EventEmitter } = require('events')
 const { Vec3 } = require('vec3')
 const { LAYOUT, stateIdFor } = require('../lib/layout')
 const { makeRng } = require('../lib/rng')
-const { KIT, VANILLA_COOK_TICKS } = require('../lib/constants')
+const { KIT, VANILLA_COOK_TICKS, CRAFTING } = require('../lib/constants')
 const { countItems } = require('../lib/items')
 
 function readConfig (settings) {
@@ -102,19 +102,23 @@ module.exports.server = function (serv, settings) {
       stateIdFor(reg, 'furnace', { facing: LAYOUT.furnace.facing, lit: false }))
     await serv.setBlock(world, kitchen.at(LAYOUT.chest.x, LAYOUT.chest.z),
       stateIdFor(reg, 'chest', { facing: LAYOUT.chest.facing }))
+    await serv.setBlock(world, kitchen.at(LAYOUT.craftingTable.x, LAYOUT.craftingTable.z), stateIdFor(reg, 'crafting_table'))
+    const table = kitchen.at(LAYOUT.craftingTable.x, LAYOUT.craftingTable.z)
+    kitchen.stateParts.push(() => ({ crafting_tables: [{ pos: [table.x, table.y, table.z] }] }))
     kitchen.ready = true
     kitchen.emit('built')
   })
 
   serv.commands.add({
     base: 'kitchen',
-    info: 'MindAgent kitchen admin: state | reset [seed] | spawn <mob> | give <player> <item> [n] | config <key> <n> | advance <ticks> | clock lockstep|realtime | auth <token>',
-    usage: '/kitchen state|reset|spawn|give|config|advance|clock|auth',
+    info: 'MindAgent kitchen admin: state | craft <item> | reset [seed] | spawn <mob> | give <player> <item> [n] | config <key> <n> | advance <ticks> | clock lockstep|realtime | auth <token>',
+    usage: '/kitchen state|craft|reset|spawn|give|config|advance|clock|auth',
     parse: (str) => str.trim().split(/\s+/),
     async action (args, ctx) {
       const [sub, ...rest] = args
       try {
         if (sub === 'auth') return kitchen.reply(ctx, { kind: sub, ok: true, result: { op: authorize(ctx, rest[0]) } })
+        if (sub === 'craft') return kitchen.reply(ctx, { kind: sub, ok: true, result: craft(ctx, rest[0]) })
         if (sub !== 'state' && ctx && ctx.player && !ctx.player.op) {
           throw new Error('no permission: /kitchen ' + sub + ' needs an operator')
         }
@@ -154,6 +158,58 @@ module.exports.server = function (serv, settings) {
       return kitchen.config
     }
     throw new Error('unknown kitchen command ' + sub)
+  }
+
+  // Crafting at the table, done here because stock flying-squid opens no crafting window: the
+  // player must stand within reach of the crafting table and carry every ingredient; they are
+  // taken from the inventory and the product added in one go (all or nothing). Any player may
+  // craft for themself; a failure is an error reply with a reason code first (`code: message`).
+  function craft (ctx, itemName) {
+    const player = ctx && ctx.player
+    if (!player) throw new Error('not_a_player: only a player at the crafting table can craft')
+    const recipe = CRAFTING[itemName]
+    if (!recipe) throw new Error(`not_craftable: there is no kitchen recipe for ${itemName}`)
+    const table = kitchen.at(LAYOUT.craftingTable.x + 0.5, LAYOUT.craftingTable.z + 0.5)
+    if (player.position.distanceTo(table) > CRAFT_REACH) throw new Error('too_far: not at the crafting table')
+    const Item = require('prismarine-item')(serv.registry)
+    const slots = player.inventory.slots.map(it => it ? { type: it.type, name: it.name, count: it.count } : null)
+    for (const [name, n] of Object.entries(recipe.needs)) {
+      let left = n
+      for (let slot = 9; slot < 45 && left > 0; slot++) {
+        const it = slots[slot]
+        if (!it || it.name !== name) continue
+        const take = Math.min(left, it.count)
+        it.count -= take
+        left -= take
+        if (it.count === 0) slots[slot] = null
+      }
+      if (left > 0) throw new Error(`missing_item: has no ${name}`)
+    }
+    const info = serv.registry.itemsByName[itemName]
+    let left = recipe.makes
+    for (let slot = 9; slot < 45 && left > 0; slot++) {
+      const it = slots[slot]
+      if (it && it.type === info.id && it.count < info.stackSize) {
+        const add = Math.min(left, info.stackSize - it.count)
+        it.count += add
+        left -= add
+      }
+    }
+    for (let slot = 9; slot < 45 && left > 0; slot++) {
+      if (slots[slot]) continue
+      const add = Math.min(left, info.stackSize)
+      slots[slot] = { type: info.id, name: itemName, count: add }
+      left -= add
+    }
+    if (left > 0) throw new Error('slot_full: the inventory has no room')
+    for (let slot = 9; slot < 45; slot++) {
+      const was = player.inventory.slots[slot]
+      const now = slots[slot]
+      if ((was ? was.type + ':' + was.count : '') === (now ? now.type + ':' + now.count : '')) continue
+      player.inventory.updateSlot(slot, now ? new Item(now.type, now.count) : null)
+    }
+    kitchen.emit('crafted', player, itemName)
+    return { crafted: itemName, count: recipe.makes, used: recipe.needs }
   }
 
   function giveItem (username, itemName, count) {
@@ -222,5 +278,7 @@ module.exports.player = function (player, serv) {
     kitchen.savedInventories.set(player.username, player.inventory.slots.slice())
   })
 }
+
+const CRAFT_REACH = 4.5
 
 function round1 (v) { return Math.round(v * 10) / 10 }
