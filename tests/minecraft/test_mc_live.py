@@ -18,7 +18,8 @@ import pytest
 import pytest_asyncio
 
 from minecraft import EmbeddedServer, KitchenConfig, MinecraftPlanner, MinecraftSession
-from minecraft.transport import NODE_DIR, BridgeTransport
+from minecraft.orders import Order
+from minecraft.transport import NODE_DIR, ActionFailed, BridgeTransport
 
 pytestmark = [
     pytest.mark.slow,
@@ -179,3 +180,29 @@ async def test_human_chat_and_inventory_reach_the_dispatcher(kitchen: EmbeddedSe
         assert "Human player Chef: inventory: 1 cooked_beef." in session.state_text()
     finally:
         await human.close()
+
+
+async def test_crafting_at_the_table_swaps_the_inventory_or_says_why_not(kitchen: EmbeddedServer,
+                                                                          bridge: BridgeTransport) -> None:
+    await kitchen.admin("give Alex oak_planks 3")
+    result = await bridge.request("craft", {"bot": "Alex", "item": "bowl"}, timeout=20)
+    assert result["crafted"] == "bowl" and result["count"] == 4
+    inventory = player(await kitchen.admin("state"), "Alex")["inventory"]
+    assert inventory.get("bowl") == 4 and "oak_planks" not in inventory
+    with pytest.raises(ActionFailed) as refused:
+        await bridge.request("craft", {"bot": "Alex", "item": "mushroom_stew"}, timeout=20)
+    assert refused.value.code == "missing_item"
+    assert player(await kitchen.admin("state"), "Alex")["inventory"].get("bowl") == 4  # all or nothing
+
+
+async def test_planner_completes_a_crafted_stew_order(kitchen: EmbeddedServer, bridge: BridgeTransport) -> None:
+    session = await shared_session(kitchen, bridge, max_steps=14)
+    session.orders.active = [Order("mushroom_stew", 0, 14)]  # the stew order, whatever seed 1 drew
+    planner = MinecraftPlanner()
+    planner.reset(session)
+    done: list[str] = []
+    while not session.done and "mushroom_stew" not in done:
+        step = await session.step(planner.act(session))
+        done += step.completed
+    assert "mushroom_stew" in done, session.state_text()
+    assert "mushroom_stew" in (await kitchen.admin("state"))["chests"][0]["items"]
