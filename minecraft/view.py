@@ -1,7 +1,7 @@
 """What the game page shows of the Minecraft kitchen, in the same shape as every domain's view.
 
 Orders, agents (position, inventory, health) and the places that matter (the furnace with its
-slots and cook progress, the chest, the animals and fuel blocks). Reads an observation; changes
+slots and cook progress, the chest, the crafting table, the animals and blocks). Reads an observation; changes
 nothing. The page draws any domain from this shape, so it needs no Minecraft code.
 """
 
@@ -52,7 +52,9 @@ def kitchen_view(obs: Observation, agents: Sequence[str], orders: list[dict[str,
         {"name": "chest", "type": "chest", "content": _items(obs.chest()), "busy": 0, "in_use": False,
          "gettable": False},
     ]
-    if obs.kitchen is not None:
+    if obs.kitchen is not None:  # our kitchen has a crafting table; the recipes are in the static view
+        places.append({"name": "crafting_table", "type": "crafting_table", "content": [], "busy": 0,
+                       "in_use": False, "gettable": False})
         mobs = Counter(m.name for m in obs.kitchen.mobs)
         for mob in sorted(mobs):
             places.append({"name": mob, "type": "animal", "content": [f"{mobs[mob]} in the pen"], "busy": 0,

@@ -144,3 +144,15 @@ async def test_logs_kept_for_a_stew_are_not_burnt(fakes) -> None:
     assert MinecraftPlanner().act(session)[0] == "craft(Alex, oak_planks)"
     session.orders.active = [Order("cooked_beef", 0, 15)]
     assert MinecraftPlanner().act(session)[0] == "putFuelFurnace(Alex, oak_log)"
+
+
+def test_the_page_shows_the_crafting_table_and_its_recipes(fakes) -> None:
+    from minecraft.view import kitchen_view, level_view
+
+    view = kitchen_view(obs_with(fakes, {}), AGENTS, [], {})
+    assert "crafting_table" in [p["name"] for p in view["locations"]]
+    static = level_view(AGENTS, 60, None)
+    assert "mushroom_stew" in static["dishes"]
+    stew = next(r for r in static["recipes"] if r["product"] == "mushroom_stew")
+    assert stew == {"product": "mushroom_stew", "tool": "crafting_table",
+                    "ingredients": ["bowl", "brown_mushroom", "red_mushroom"]}
