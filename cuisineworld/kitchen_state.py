@@ -176,7 +176,8 @@ class Kitchen:
         if self.loc_busy[j]:
             return Reason(Code.LOCATION_BUSY, a, name, held)
         cap = self._caps[j]
-        if cap != -1 and len(content) >= cap and held not in content:
+        # a tool takes an item already inside as a no-op; a counter is full when full
+        if cap != -1 and len(content) >= cap and (role == "counter" or held not in content):
             return Reason(Code.LOCATION_FULL, a, name, held)
         if role == "serving" or role == "counter":
             content.append(held)
