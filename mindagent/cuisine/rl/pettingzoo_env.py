@@ -6,8 +6,9 @@ observation too when ``obs_type="dict"``). The team reward, given to every agent
 ``reward`` (sparse: orders completed minus orders failed in the step; potential; dense; see
 `mindagent.cuisine.rl.rewards`). Commands run in agent order, or in a fresh random order each
 step with ``order="shuffle"`` (`mindagent.cuisine.rl.core`). An episode never terminates early;
-it is truncated after the level's step budget. The kitchen is encoded once per step and each
-agent's copy only gains its id flag.
+it is truncated after the level's step budget, and the last step's infos carry
+``episode_counts`` (orders completed, failed, still active). The kitchen is encoded once per step
+and each agent's copy only gains its id flag.
 
 Example::
 
@@ -97,6 +98,11 @@ class CuisineParallelEnv(ParallelEnv):
             outcome = outcomes[self.possible_agents.index(agent)]
             infos[agent]["command"] = outcome.command
             infos[agent]["accepted"] = outcome.ok
+        if done:
+            counts = self.core.world.counts
+            totals = {"completed": counts.completed, "failed": counts.failed, "active": counts.active}
+            for agent in agents:
+                infos[agent]["episode_counts"] = totals
         rewards = {a: reward for a in agents}
         terminations = {a: False for a in agents}
         truncations = {a: done for a in agents}
