@@ -165,6 +165,9 @@ class BatchedKitchens:
             raise ValueError(f"{level.name} has {k} items; the batched env holds at most {MAX_ITEMS}")
         item = obs.item_index
         locs = level.locations
+        if any(loc.role not in _ROLE_CODES for loc in locs) or level.team_profiles(self.n_agents) is not None:
+            raise ValueError(f"{level.name} has counters or per-agent reach, which the batched env does not model "
+                             "yet; use the single env (CuisineJointEnv)")
         self.n_locs = m = len(locs)
         self.role = np.array([_ROLE_CODES[loc.role] for loc in locs], dtype=np.int64)
         types = sorted({loc.type for loc in locs})

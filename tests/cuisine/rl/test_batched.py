@@ -160,3 +160,9 @@ def test_batched_refuses_what_it_cannot_run():
     kitchens.reset(seed=0)
     with pytest.raises(ValueError, match="action indices"):
         kitchens.step(np.full((4, 2), 999))
+
+
+@pytest.mark.parametrize("level", ["pass_sushi", "secret_salad"])
+def test_forced_collaboration_levels_are_refused_with_a_reason(level: str) -> None:
+    with pytest.raises(ValueError, match="counters or per-agent reach"):
+        BatchedKitchens(level, 2, 4)
