@@ -15,12 +15,12 @@ const KITCHEN_QUERY_MS = 1500
 
 const round1 = (v) => Math.round(v * 10) / 10
 
-function nearbyEntities (bot, radius) {
+function nearbyEntities (bot, radius, from) {
   const out = []
   for (const e of Object.values(bot.entities)) {
     // Entities known only from stray packets (no spawn seen) have no type: skip them.
     if (e === bot.entity || !e.isValid || !e.position || !e.type) continue
-    const d = e.position.distanceTo(bot.entity.position)
+    const d = e.position.distanceTo(from)
     if (!(d <= radius)) continue // also drops NaN distances
     const name = e.type === 'player' ? (e.username || 'player') : (e.name || 'unknown')
     out.push({ name, kind: e.type === 'player' ? 'player' : (name === 'item' ? 'item' : 'mob'), distance: round1(d) })
@@ -28,15 +28,23 @@ function nearbyEntities (bot, radius) {
   return out.sort((a, b) => a.distance - b.distance || a.name.localeCompare(b.name))
 }
 
+// A bot is observed at the centre of the block it stands in. Its own movement runs on the
+// client's physics clock, not on the server's lockstep ticks, so where inside that block a walk
+// ends depends on timing (5.3 or 5.5 for the same commands); the block does not.
+function standing (bot) {
+  return bot.entity.position.floored().offset(0.5, 0, 0.5)
+}
+
 function botJson (bot, busy) {
-  const position = posJson(bot.entity.position)
+  const at = standing(bot)
+  const position = posJson(at)
   return {
     connected: true,
     position,
     health: round1(bot.health ?? 20),
     inventory: counts(bot.inventory.items()),
-    blocks: position ? blocksNear(bot, RADIUS) : {},
-    entities: position ? nearbyEntities(bot, RADIUS) : [],
+    blocks: position ? blocksNear(bot, RADIUS, at) : {},
+    entities: position ? nearbyEntities(bot, RADIUS, at) : [],
     busy
   }
 }

@@ -37,10 +37,10 @@ function setKitchen (kitchen) {
 
 const centreDistance = (pos, from) => pos.offset(0.5, 0.5, 0.5).distanceTo(from)
 
-function summarise (positions, bot) {
+function summarise (positions, from) {
   const out = {}
   for (const { name, pos } of positions) {
-    const d = round1(centreDistance(pos, bot.entity.position))
+    const d = round1(centreDistance(pos, from))
     const seen = out[name] || (out[name] = { count: 0, nearest: d })
     seen.count++
     seen.nearest = Math.min(seen.nearest, d)
@@ -78,15 +78,15 @@ function scan (bot, radius) {
   return found.map(pos => ({ name: ids.get(bot.blockAt(pos).type), pos }))
 }
 
-// {name: {count, nearest}} for the blocks of interest within `radius` of the bot.
-function blocksNear (bot, radius) {
-  const from = bot.entity.position
+// {name: {count, nearest}} for the blocks of interest within `radius` of `from` (where the bot
+// is observed: observe.js's block centre).
+function blocksNear (bot, radius, from = bot.entity.position) {
   // the same cut as findBlocks: the block's corner within `radius` of the bot's block
-  if (known) return summarise(known.filter(s => s.pos.distanceTo(from.floored()) <= radius), bot)
+  if (known) return summarise(known.filter(s => s.pos.distanceTo(from.floored()) <= radius), from)
   const entry = watch(bot)
   const key = `${radius}:${from.x},${from.y},${from.z}`
   if (entry.key !== key) {
-    entry.result = summarise(scan(bot, radius), bot)
+    entry.result = summarise(scan(bot, radius), from)
     entry.key = key
   }
   return entry.result
