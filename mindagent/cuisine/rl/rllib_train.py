@@ -266,6 +266,6 @@ def load_modules(checkpoint: Path) -> dict[str, Any]:
     modules = {}
     for sub in sorted(p for p in folder.iterdir() if p.is_dir()):
         module: Any = RLModule.from_checkpoint(str(sub.resolve()))
-        module.eval()  # a torch module: no dropout or batch-norm updates while playing
+        module.train(False)  # torch inference mode for playing (no dropout or batch-norm updates)
         modules[sub.name] = module
     return modules
