@@ -8,7 +8,11 @@ merged into a late run counts with that run's lateness, not modulo the period), 
 steps run are printed against those scheduled. Target: 250 rooms at 2 ticks/s with 2 spectators
 each, p99 lateness under 50 ms and every tick run.
 
+With `--workers N` the rooms live in N worker processes behind one front process (`serve
+--workers N`); CPU is then summed over every server process.
+
     python benchmarks/server_load.py [--rooms 1,10,50,100] [--tick 0.5] [--seconds 20] [--spectators 2] [--no-clients]
+                                     [--workers 1]
 """
 
 from __future__ import annotations
@@ -59,37 +63,39 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
+
+
+
+
 async def run(n: int, args: argparse.Namespace, folder: Path) -> dict[str, float]:
     config = ServerConfig(port=0, model=args.model, model_why="benchmark", tick=args.tick, startup=None,
-                          recordings=folder / f"n{n}", rate=1000, burst=1000,
+                          recordings=folder / f"n{n}", rate=1000, burst=1000, workers=args.workers,
                           max_per_address=max(64, n * args.spectators + 10), compression=args.compression)
     async with GameServer(config) as server:
         rooms = []
-        for _ in range(n):
+        for _ in range(n):  # autoplay: each room ticks from its opening, with or without people
             settings = RoomSettings(GameSpec("cuisineworld", args.level, args.agents, 1.0, 0, "reference", 100_000), args.model,
-                                    "benchmark", "realtime", args.tick, 30.0, True)
-            rooms.append(await server.registry.create(settings))
+                                    "benchmark", "realtime", args.tick, 30.0, True, autoplay=True)
+            rooms.append((await server.rooms.open_room(settings))["room"])
         spawn = mp.get_context("spawn")
         stop, ready = spawn.Event(), spawn.Event()
         child = None
         if args.clients:
-            watched = [r.id for r in rooms for _ in range(args.spectators)]
+            watched = [room for room in rooms for _ in range(args.spectators)]
             child = spawn.Process(target=spectators, args=(server.ws_url, watched, stop, ready))
             child.start()
             while not ready.is_set():
                 await asyncio.sleep(0.1)
-        for room in rooms:
-            room.start()
         await asyncio.sleep(args.warmup)
-        for room in rooms:
-            room.lags.clear()
-        ticks0, steps0 = sum(r.ticks for r in rooms), sum(r.session.step_index for r in rooms)
-        cpu0, wall0 = time.process_time(), time.perf_counter()
+        before = await server.rooms.clock_stats(clear=True)
+        wall0 = time.perf_counter()
         await asyncio.sleep(args.seconds)
-        cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
-        ticks = sum(r.ticks for r in rooms) - ticks0
-        steps = sum(r.session.step_index for r in rooms) - steps0
-        lags = [lag * 1000 for r in rooms for lag in r.lags]
+        after = await server.rooms.clock_stats()
+        wall = time.perf_counter() - wall0
+        cpu = after.cpu_s - before.cpu_s
+        ticks = after.ticks - before.ticks
+        steps = after.steps - before.steps
+        lags = [lag * 1000 for lag in after.lags]
         if child is not None:
             stop.set()
             await asyncio.to_thread(child.join, 10)
@@ -97,7 +103,7 @@ async def run(n: int, args: argparse.Namespace, folder: Path) -> dict[str, float
     return {"rooms": n, "ticks": ticks, "expected": expected, "rate": ticks / wall, "p50": percentile(lags, 0.5),
             "p99": percentile(lags, 0.99), "max": max(lags, default=float("nan")),
             "mean": statistics.fmean(lags) if lags else float("nan"), "cpu": 100 * cpu / wall, "steps": steps,
-            "cpu_per_tick": 1000 * cpu / max(ticks, 1)}
+            "cpu_per_tick": 1000 * cpu / max(ticks, 1), "processes": after.processes}
 
 
 def main() -> None:
@@ -113,6 +119,7 @@ def main() -> None:
     parser.add_argument("--compression", choices=("shared", "member", "off"), default="shared",
                         help="the server's websocket compression (see `mindagent serve --compression`)")
     parser.add_argument("--no-clients", dest="clients", action="store_false", help="no spectator websockets")
+    parser.add_argument("--workers", type=int, default=1, help="room worker processes behind the port (serve --workers)")
     args = parser.parse_args()
     logging.getLogger("apscheduler").setLevel(logging.ERROR)  # late ticks are in the table, not one line each
     counts = [int(x) for x in args.rooms.split(",") if x.strip()]
@@ -124,9 +131,10 @@ def main() -> None:
     print(f"\n{args.level}, {args.agents} agents, dispatcher {args.model}, a tick every {args.tick:g}s "
           f"({1 / args.tick:g} ticks/s per room), {args.seconds:g}s measured, "
           f"{f'{args.spectators} spectator websocket(s) per room' if args.clients else 'no clients'}, "
-          f"compression {args.compression}\n")
+          f"compression {args.compression}, "
+          f"{'rooms in this process' if args.workers == 1 else f'{args.workers} room workers behind one front process'}\n")
     print("| rooms | ticks run / scheduled | steps run | lateness p50 (ms) | p99 (ms) | max (ms) | server CPU "
-          "| CPU per tick run |")
+          "(all processes) | CPU per tick run |")
     print("|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in results:
         print(f"| {r['rooms']} | {r['ticks']} / {r['expected']:.0f} | {r['steps']} | {r['p50']:.2f} | "

@@ -71,6 +71,9 @@ def serve(
     compression: str = typer.Option("shared", "--compression",
                                     help="websocket compression: shared (a broadcast deflated once for all members) | "
                                          "member (per connection, with context: ~9x smaller states, more CPU) | off"),
+    workers: int = typer.Option(1, "--workers", min=1, max=64,
+                                help="processes hosting rooms behind the one port (1: this process; N: N room workers, "
+                                     "each room in one, for more rooms than one core can tick)"),
 ) -> None:
     """Serve the game page and its websocket on one port; open one room to play at once.
 
@@ -113,7 +116,7 @@ def serve(
         autoplay=autoplay, episodes=episodes, decision_timeout=timeout,
         dispatch=o.dispatch_settings("step" if dispatch == "auto" else dispatch, plan_steps, goal_every, team, control,
                                      partners, subtask_executor) if explicit else None,
-        human_tick=human_tick or None, countdown=countdown, hostnames=names)
+        human_tick=human_tick or None, countdown=countdown, hostnames=names, workers=workers)
     logging.getLogger("apscheduler").setLevel(logging.ERROR)  # "skipped: a step still running" is expected
     config.compression = "off" if compression == "off" else "member" if compression == "member" else "shared"
     server = GameServer(config)
@@ -151,15 +154,17 @@ def _hostname_or_exit(name: str) -> str:
 
 def _banner(server: GameServer) -> None:
     cfg = server.config
-    room = server.startup_room
+    room = server.startup
     out.print(f"[bold]MindAgent game server[/bold] on [link={server.url}]{server.url}[/link]")
+    if cfg.workers > 1:
+        out.print(f"  rooms in {cfg.workers} worker processes behind this port")
     if room is not None:
-        spec = room.settings.spec
+        spec = room.spec
         clock = f"a step every {cfg.tick:g}s" if cfg.mode == "realtime" else f"turns (timer {cfg.turn_timeout:g}s)"
         access = "public" if room.secret is None else f"secret {room.secret}"
         out.print(f"  room {room.id}: {spec.domain} {spec.level}, {spec.agents} agents, tau {spec.tau:g}, {clock}, {access}")
-        join = room.session.static_view().get("join")
-        if isinstance(join, dict):
+        join = room.join
+        if join is not None:
             out.print(f"  game world: Minecraft {join.get('version')} (offline mode) on {join.get('host')}:{join.get('port')}; "
                       "join with a game client, your chat reaches the dispatcher as head-chef words")
         if room.secret is not None:

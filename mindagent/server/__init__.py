@@ -1,7 +1,8 @@
 """`mindagent serve`: the game server where people play a kitchen game with a dispatcher-run team.
 
-One process serves the page (``/``) and a versioned JSON protocol over a websocket (``/ws``) on
-one port, and hosts many rooms at once; the README section "Protocol (version 1)" describes the messages.
+One port serves the page (``/``) and a versioned JSON protocol over a websocket (``/ws``), for
+many rooms at once, hosted in the server's process or sharded over room worker processes
+(``ServerConfig.workers``); the README section "Protocol (version 1)" describes the messages.
 
 Example::
 

@@ -1,4 +1,5 @@
-"""The game server: one process, one port, many rooms. Wiring, start and stop.
+"""The game server: one port, many rooms, in this process or sharded over room worker processes
+(`workers`). Wiring, start and stop.
 
 Example::
 
@@ -28,14 +29,17 @@ from mindagent.dispatcher import DispatchSettings
 from mindagent.domain import Domain
 from mindagent.prompt.builder import PromptConfig
 from mindagent.server.connection import Connection
+from mindagent.server.desk import RoomDesk
 from mindagent.server.fanout import SharedDeflateFactory
+from mindagent.server.hosts import LocalRooms, RoomHost, StartupRoom
 from mindagent.server.http import StaticSite, served_names
 from mindagent.server.lane import FrameLane
 from mindagent.server.pacing import COUNTDOWN_S, HUMAN_TICK_S
 from mindagent.server.protocol import HARD_FRAME_BYTES, VERSION
-from mindagent.server.ratelimit import DEFAULT_CAPACITY, DEFAULT_RATE
+from mindagent.server.ratelimit import DEFAULT_CAPACITY, DEFAULT_RATE, HANDSHAKE_RATE, HandshakeGate
 from mindagent.server.room import DECISION_TIMEOUT_S, MAX_MEMBERS, Room, RoomSettings
 from mindagent.server.rooms import BrainFactory, RoomRegistry
+from mindagent.server.shards import ShardSet
 from mindagent.spec import GameSpec
 
 log = logging.getLogger(__name__)
@@ -86,18 +90,31 @@ class ServerConfig:
     #: Members of one room at once, and websocket connections from one address at once.
     max_room_members: int = MAX_MEMBERS
     max_per_address: int = MAX_PER_ADDRESS
+    #: New websocket connections per second from one address, after a burst of `max_per_address` + 2 s' worth.
+    handshake_rate: float = HANDSHAKE_RATE
     #: permessage-deflate: "shared" compresses a broadcast once for all members (no context kept
     #: between messages: a state is ~9x bigger on the wire than with "member", which compresses
     #: per connection with context), "off" sends text uncompressed. See fanout.py.
     compression: Literal["shared", "member", "off"] = "shared"
+    #: People's pace (pacing.py): real-time seconds per step while a person plays, and the countdown.
+    human_tick: float | None = HUMAN_TICK_S
+    countdown: float = COUNTDOWN_S
+    #: Processes hosting rooms (1: this one; N > 1: N room workers behind this process's port).
+    workers: int = 1
 
     def room_options(self) -> dict[str, Any]:
         """The settings every room of this server shares beyond the game (flags, not per room)."""
         return {"decision_timeout": self.decision_timeout, "dispatch": self.dispatch,
                 "max_members": self.max_room_members}
-    #: People's pace (pacing.py): real-time seconds per step while a person plays, and the countdown.
-    human_tick: float | None = HUMAN_TICK_S
-    countdown: float = COUNTDOWN_S
+
+    def startup_settings(self) -> RoomSettings | None:
+        """The start-up room's settings (None: no start-up room)."""
+        if self.startup is None:
+            return None
+        return RoomSettings(self.startup, self.model, self.model_why, self.mode, self.tick, self.turn_timeout,
+                            self.startup_public, self.prompt, self.repair, autoplay=self.autoplay,
+                            episodes=self.episodes, human_tick=self.human_tick, countdown=self.countdown,
+                            **self.room_options())
 
 
 def _compression(kind: str) -> dict[str, Any]:
@@ -128,8 +145,17 @@ class GameServer:
 
         factory = brain_factory or default_factory
         names = served_names(config.host, tuple(config.hostnames))
-        self.registry = RoomRegistry(self.scheduler, config.recordings, factory, self.admin_token,
-                                     live_view=(config.host, names))
+        self._registry: RoomRegistry | None = None
+        self.rooms: RoomHost
+        if config.workers > 1:
+            if brain_factory is not None:
+                raise ValueError("room workers make their own dispatchers: a brain factory needs workers=1")
+            self.rooms = ShardSet(config, self.admin_token)
+        else:
+            self._registry = RoomRegistry(self.scheduler, config.recordings, factory, self.admin_token,
+                                          live_view=(config.host, names))
+            self.rooms = LocalRooms(self._registry, RoomDesk(self._registry, config, self.domain),
+                                    config.startup_settings())
         self.site = StaticSite(self._health, allowed_hosts=names)
         if self.site.allowed_hosts is None:
             log.warning("bound to %s with no host name given (--hostname): a request naming any host is served, so a "
@@ -138,27 +164,25 @@ class GameServer:
             log.warning("the admin token is weak (under %d characters or one repeated character): anyone who "
                         "guesses it can create, close and re-model rooms; leave it unset for a random one",
                         MIN_TOKEN_CHARS)
-        self.startup_room: Room | None = None
+        #: The start-up room as the banner tells of it (whichever process it lives in).
+        self.startup: StartupRoom | None = None
         self.connections: set[Connection] = set()
         #: Client frames share the loop in slices, so no burst of them delays a room's clock.
         self.lane = FrameLane()
         self._per_address: dict[str, int] = {}
+        # burst: a full set of tabs plus two seconds of reconnects
+        self._handshakes = HandshakeGate(config.handshake_rate, config.max_per_address + 2 * config.handshake_rate)
         self._server: Server | None = None
 
     async def start(self) -> None:
-        """Start the clock and the listener, then open the start-up room (raises if its model fails)."""
+        """Start the clock and the rooms' processes, open the start-up room (raises if its model
+        fails), then listen."""
         self.scheduler.start()
+        self.startup = await self.rooms.start()
         self._server = await serve(
             self._handle, self.config.host, self.config.port, process_request=self._process_request,
             max_size=HARD_FRAME_BYTES, max_queue=32, ping_interval=20, ping_timeout=20, close_timeout=5,
             server_header="mindagent", **_compression(self.config.compression))
-        if self.config.startup is not None:
-            settings = RoomSettings(self.config.startup, self.config.model, self.config.model_why, self.config.mode,
-                                    self.config.tick, self.config.turn_timeout, self.config.startup_public,
-                                    self.config.prompt, self.config.repair, autoplay=self.config.autoplay,
-                                    episodes=self.config.episodes, human_tick=self.config.human_tick,
-                                    countdown=self.config.countdown, **self.config.room_options())
-            self.startup_room = await self.registry.create(settings)
         log.info("serving on %s", self.url)
 
     async def stop(self) -> None:
@@ -168,7 +192,19 @@ class GameServer:
             self._server = None
         if self.scheduler.running:
             self.scheduler.shutdown(wait=False)
-        await self.registry.close_all()
+        await self.rooms.stop()
+
+    @property
+    def registry(self) -> RoomRegistry:
+        """The rooms of this process (only when it hosts them: `workers` is 1)."""
+        if self._registry is None:
+            raise RuntimeError("rooms live in worker processes (workers > 1); use server.rooms")
+        return self._registry
+
+    @property
+    def startup_room(self) -> Room | None:
+        """The start-up room object when it lives in this process (None with room workers)."""
+        return self.rooms.startup_room if isinstance(self.rooms, LocalRooms) else None
 
     async def serve_forever(self) -> None:
         await self.start()
@@ -208,8 +244,11 @@ class GameServer:
         if request.path.startswith("/ws"):
             if len(self.connections) >= self.config.max_connections:
                 return connection.respond(503, "too many connections\n")
-            if self._per_address.get(_address(connection), 0) >= self.config.max_per_address:
+            address = _address(connection)
+            if self._per_address.get(address, 0) >= self.config.max_per_address:
                 return connection.respond(429, "too many connections from this address\n")
+            if not self._handshakes.admit(address):
+                return connection.respond(429, "too many new connections from this address; wait a moment\n")
         return self.site.process_request(connection, request)
 
     async def _handle(self, ws: ServerConnection) -> None:
@@ -228,5 +267,9 @@ class GameServer:
                 self._per_address.pop(address, None)
 
     def _health(self) -> dict[str, Any]:
-        return {"ok": True, "protocol": VERSION, "rooms": len(self.registry.rooms),
-                "connections": len(self.connections)}
+        health: dict[str, Any] = {"ok": True, "protocol": VERSION, "rooms": self.rooms.room_count(),
+                                   "connections": len(self.connections)}
+        if isinstance(self.rooms, ShardSet):
+            alive = len(self.rooms.pids)
+            health.update(ok=alive == self.config.workers, workers=alive)
+        return health

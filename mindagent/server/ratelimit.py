@@ -55,7 +55,45 @@ class TokenBucket:
         self._drop_at = now
         return False
 
+    def full(self) -> bool:
+        """The bucket has refilled: nothing spent in the last capacity/rate seconds."""
+        return self._tokens + (self._clock() - self._last) * self.rate >= self.capacity
+
     def flooding(self) -> bool:
         """Over `FLOOD_DROPS` frames refused within about a second: a sender at over ten times the
         rate, closed (1008) within a second of starting (a one-off burst of 80 frames is not)."""
         return self._pressure > FLOOD_DROPS
+
+
+#: New websocket connections one address may open per second once its burst is spent.
+HANDSHAKE_RATE = 10.0
+#: Addresses whose handshake buckets are kept; idle full ones are forgotten past this.
+HANDSHAKE_ADDRESSES = 10_000
+
+
+class HandshakeGate:
+    """A token bucket per address for new websocket connections, checked before the handshake:
+    an address reconnecting in a loop costs the server a 429, not a welcome listing every room.
+    The burst is the per-address connection cap, so opening that many tabs at once is fine."""
+
+    def __init__(self, rate: float = HANDSHAKE_RATE, burst: float = 64,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.rate = rate
+        self.burst = burst
+        self._clock = clock
+        self._buckets: dict[str, TokenBucket] = {}
+
+    def admit(self, address: str) -> bool:
+        bucket = self._buckets.get(address)
+        if bucket is None:
+            if len(self._buckets) >= HANDSHAKE_ADDRESSES:
+                self._forget_idle()
+            bucket = self._buckets[address] = TokenBucket(self.rate, self.burst, self._clock)
+        return bucket.take()
+
+    def _forget_idle(self) -> None:
+        """Drop the buckets that have refilled (their address has been quiet), oldest first."""
+        for address in [a for a, b in self._buckets.items() if b.full()]:
+            del self._buckets[address]
+        while len(self._buckets) >= HANDSHAKE_ADDRESSES:
+            del self._buckets[next(iter(self._buckets))]

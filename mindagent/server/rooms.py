@@ -66,6 +66,8 @@ class RoomRegistry:
         self.live_view = live_view
         self.rooms: dict[str, Room] = {}
         self._created = 0
+        #: Told of every room opened (True) and removed (False): a room worker reports them to the front.
+        self.on_change: Callable[[str, bool], None] | None = None
 
     # ------------------------------------------------------------------- auth
     def is_admin(self, token: str | None) -> bool:
@@ -123,6 +125,8 @@ class RoomRegistry:
             await room.close()
             raise ProtocolError("server_error", f"the game could not start: {type(exc).__name__}: {str(exc)[:200]}") from None
         self.rooms[room_id] = room
+        if self.on_change is not None:
+            self.on_change(room_id, True)
         self._schedule(room)
         room.on_pace = lambda: self._reschedule(room)
         if settings.practice:
@@ -158,7 +162,8 @@ class RoomRegistry:
         room.broadcast_state()
 
     async def remove(self, room: Room) -> None:
-        self.rooms.pop(room.id, None)
+        if self.rooms.pop(room.id, None) is not None and self.on_change is not None:
+            self.on_change(room.id, False)
         job = self.scheduler.get_job(f"room-{room.id}")
         if job is not None:
             job.remove()

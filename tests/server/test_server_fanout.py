@@ -78,3 +78,23 @@ async def test_connections_per_address_are_capped(tmp_path: Any) -> None:
         third = await connect(server.ws_url)  # a slot freed
         await second.close()
         await third.close()
+
+
+@pytest.mark.slow
+@pytest.mark.asyncio
+async def test_new_connections_per_address_are_rate_limited_before_the_handshake(tmp_path: Any) -> None:
+    """An address reconnecting in a loop gets 429 before any welcome is built (it used to cost a
+    listing of every room per connection, at any rate)."""
+    config = ServerConfig(port=0, model="planner", startup=None, recordings=tmp_path, max_per_address=3,
+                          handshake_rate=1.0)
+    async with GameServer(config) as server:
+        for _ in range(5):  # the burst: 3 tabs + 2 s of reconnects
+            ws = await connect(server.ws_url)
+            await ws.close()
+        with pytest.raises(InvalidStatus) as refused:
+            await connect(server.ws_url)
+        assert refused.value.response.status_code == 429
+        assert b"new connections" in refused.value.response.body
+        await asyncio.sleep(1.2)  # a token a second comes back
+        ws = await connect(server.ws_url)
+        await ws.close()

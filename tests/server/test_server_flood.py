@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from websockets.exceptions import ConnectionClosed
 
-from mindagent.server import GameServer
-from mindagent.server.ratelimit import TokenBucket
+from mindagent.server import GameServer, ratelimit
+from mindagent.server.ratelimit import HandshakeGate, TokenBucket
 
 
 @pytest.mark.slow
@@ -59,3 +59,17 @@ def test_the_bucket_tells_a_burst_from_a_flood() -> None:
         if bucket.flooding():
             break
     assert bucket.flooding() and now[0] < 1.0
+
+
+def test_the_handshake_gate_is_per_address_and_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    now = [0.0]
+    gate = HandshakeGate(rate=2.0, burst=3, clock=lambda: now[0])
+    assert [gate.admit("10.0.0.1") for _ in range(4)] == [True, True, True, False]
+    assert gate.admit("10.0.0.2")  # another address has its own bucket
+    now[0] += 0.5
+    assert gate.admit("10.0.0.1") and not gate.admit("10.0.0.1")
+    monkeypatch.setattr(ratelimit, "HANDSHAKE_ADDRESSES", 50)
+    for k in range(500):  # many addresses, one connection each: the table stays bounded
+        now[0] += 0.01
+        assert gate.admit(f"192.0.2.{k}")
+    assert len(gate._buckets) <= 50

@@ -1,0 +1,356 @@
+"""Rooms sharded over worker processes behind one port (`serve --workers N`).
+
+One process serving rooms uses one core (about 1.7 ms of CPU per room tick with two spectators).
+Here the front process keeps the port, the page, every websocket, the rate limits and the lobby;
+each room lives in one worker process (`worker.py`), chosen as the one with the fewest rooms when
+the room opens. Clients see one server: the same protocol, room ids and listing order.
+
+- A room-bound frame goes to its room's worker; the connection reads its next frame only when
+  that worker has handled this one, so a connection's messages keep their order.
+- A connection joining a room in another worker leaves its old room there once the join worked.
+- A broadcast comes back once with the list of its members; the front sends the same text (and,
+  with shared compression, the same compressed bytes) to each.
+- A worker that dies is noticed at once (its socket closes): the members of its rooms get
+  ``room_closed`` and stay connected in the lobby, its rooms leave the list, a frame in flight is
+  answered ``server_error``, and a fresh worker takes its place for new rooms.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import itertools
+import json
+import logging
+import multiprocessing as mp
+import pickle
+import socket
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from multiprocessing.process import BaseProcess
+from typing import TYPE_CHECKING, Any
+
+from mindagent.server import protocol as p
+from mindagent.server.hosts import ClockStats, StartupRoom
+from mindagent.server.ipc import RecordError, read_record, write_record
+from mindagent.server.room import RoomSettings
+from mindagent.server.rooms import NO_ROOM_TEXT, same_secret
+from mindagent.server.worker import worker_main
+
+if TYPE_CHECKING:
+    from mindagent.server.app import ServerConfig
+    from mindagent.server.connection import Connection
+
+log = logging.getLogger(__name__)
+
+#: Seconds a worker may take to start (a live world's start-up room connects to its game first).
+START_TIMEOUT_S = 180.0
+#: Seconds the lobby waits for a worker's room list before leaving its rooms out.
+LISTING_TIMEOUT_S = 5.0
+#: Seconds a stopping worker gets to close its rooms (recordings get their last line) before a kill.
+STOP_TIMEOUT_S = 10.0
+#: A worker that died is replaced, but not more often than this (a crash loop must not spin).
+RESPAWN_EVERY_S = 2.0
+_STATUS_ORDER = {"running": 0, "waiting": 1, "finished": 2}
+
+
+class ShardLost(Exception):
+    """The worker holding a room stopped before it answered."""
+
+
+@dataclass
+class Shard:
+    index: int
+    process: BaseProcess
+    reader: asyncio.StreamReader
+    writer: asyncio.StreamWriter
+    alive: bool = True
+    pending: dict[int, asyncio.Future[tuple[dict[str, Any], bytes]]] = field(default_factory=dict)
+    task: asyncio.Task[None] | None = None
+
+
+@dataclass
+class Place:
+    """Where a connection is: its room's worker and room id (None: the lobby), and every worker
+    that has seen it (told when it closes)."""
+
+    shard: int | None = None
+    room: str | None = None
+    seen: set[int] = field(default_factory=set)
+
+
+class ShardSet:
+    """The front's view of its workers: processes, the room directory, and where each connection is."""
+
+    def __init__(self, config: ServerConfig, admin_token: str) -> None:
+        if config.workers < 2:
+            raise ValueError("sharding needs at least two workers")
+        self.config = config
+        self.admin_token = admin_token
+        self.shards: dict[int, Shard] = {}
+        self.directory: dict[str, int] = {}  # room id -> worker index, in opening order
+        self.places: dict[int, Place] = {}
+        self.conns: dict[int, Connection] = {}
+        self._requests = itertools.count(1)
+        self._stopping = False
+        self._last_spawn: dict[int, float] = {}
+        self._background: set[asyncio.Task[Any]] = set()
+        #: Called when a worker dies, with its index and exit code (tests and logs).
+        self.on_lost: Callable[[int, int | None], None] | None = None
+
+    # --------------------------------------------------------------- workers
+    async def start(self) -> StartupRoom | None:
+        startup: StartupRoom | None = None
+        for index in range(self.config.workers):
+            header, payload = await self._spawn(index, with_startup=index == 0)
+            if header["k"] == "failed":
+                raise p.ProtocolError("server_error", str(header.get("error", "the start-up room failed")))
+            if payload:
+                startup = pickle.loads(payload)  # our own worker's reply, never a client's bytes
+        return startup
+
+    async def _spawn(self, index: int, with_startup: bool = False) -> tuple[dict[str, Any], bytes]:
+        """Start worker `index` and wait for its first record (``ready`` or ``failed``). Only the
+        first worker opens the start-up room; a replacement starts empty."""
+        config = dataclasses.replace(self.config, startup=self.config.startup if with_startup else None)
+        self._last_spawn[index] = time.monotonic()
+        front, back = socket.socketpair()
+        process = mp.get_context("spawn").Process(target=worker_main, args=(index, config, self.admin_token, back),
+                                                  name=f"mindagent-rooms-{index}", daemon=True)
+        try:
+            await asyncio.to_thread(process.start)
+        finally:
+            back.close()
+        reader, writer = await asyncio.open_unix_connection(sock=front)
+        shard = Shard(index, process, reader, writer)
+        self.shards[index] = shard
+        deadline = time.monotonic() + START_TIMEOUT_S
+        try:
+            while True:  # the start-up room's ``open`` comes before ``ready``
+                header, payload = await asyncio.wait_for(read_record(reader), max(0.1, deadline - time.monotonic()))
+                if header["k"] in ("ready", "failed"):
+                    break
+                self._on_record(shard, header, payload)
+        except (asyncio.IncompleteReadError, ConnectionError, RecordError, TimeoutError) as exc:
+            shard.alive = False
+            writer.close()
+            process.kill()
+            raise p.ProtocolError("server_error", f"room worker {index} did not start: {exc!r}") from None
+        if header["k"] == "ready":
+            shard.task = asyncio.get_running_loop().create_task(self._read(shard))
+        else:
+            shard.alive = False
+        return header, payload
+
+    async def stop(self) -> None:
+        self._stopping = True
+        for task in list(self._background):
+            task.cancel()
+        for shard in self.shards.values():
+            if shard.alive:
+                write_record(shard.writer, {"k": "stop"})
+        for shard in self.shards.values():
+            await asyncio.to_thread(shard.process.join, STOP_TIMEOUT_S)
+            if shard.process.is_alive():
+                log.warning("room worker %d did not stop in %.0fs; killing it", shard.index, STOP_TIMEOUT_S)
+                shard.process.kill()
+                await asyncio.to_thread(shard.process.join, 2)
+            if shard.task is not None:
+                shard.task.cancel()
+            shard.writer.close()
+        self.directory.clear()
+
+    @property
+    def pids(self) -> dict[int, int | None]:
+        """Worker index -> process id, for the living workers."""
+        return {i: s.process.pid for i, s in self.shards.items() if s.alive}
+
+    async def _read(self, shard: Shard) -> None:
+        try:
+            while True:
+                header, payload = await read_record(shard.reader)
+                self._on_record(shard, header, payload)
+        except (asyncio.IncompleteReadError, ConnectionError, RecordError) as exc:
+            if not self._stopping:
+                log.error("room worker %d stopped (%s)", shard.index, type(exc).__name__)
+        finally:
+            if not self._stopping:
+                self._lost(shard)
+
+    def _on_record(self, shard: Shard, header: dict[str, Any], payload: bytes) -> None:
+        kind = header["k"]
+        if kind == "send":
+            text = payload.decode("utf-8")
+            for c in header["to"]:
+                conn = self.conns.get(c)
+                if conn is not None:
+                    conn.send_text(text)
+        elif kind in ("done", "reply"):
+            future = shard.pending.pop(header["q"], None)
+            if future is not None and not future.done():
+                future.set_result((header, payload))
+        elif kind == "open":
+            self.directory[header["room"]] = shard.index
+        elif kind == "gone":
+            self._forget_room(header["room"])
+
+    def _forget_room(self, room: str) -> None:
+        self.directory.pop(room, None)
+        for place in self.places.values():
+            if place.room == room:
+                place.shard = place.room = None
+
+    def _lost(self, shard: Shard) -> None:
+        """A worker died: tell the members of its rooms, forget the rooms, answer frames in flight."""
+        shard.alive = False
+        shard.writer.close()
+        code = shard.process.exitcode
+        rooms = [room for room, index in self.directory.items() if index == shard.index]
+        log.error("room worker %d (pid %s) is gone (exit code %s): its %d room(s) are closed", shard.index,
+                  shard.process.pid, code, len(rooms))
+        for room in rooms:
+            for c, place in self.places.items():
+                if place.room == room and (conn := self.conns.get(c)) is not None:
+                    conn.push(p.server_message("room_closed", room=room, why="the room's process stopped"))
+            self._forget_room(room)
+        for place in self.places.values():
+            place.seen.discard(shard.index)
+        for future in shard.pending.values():
+            if not future.done():
+                future.set_exception(ShardLost(f"room worker {shard.index} stopped"))
+        shard.pending.clear()
+        if self.on_lost is not None:
+            self.on_lost(shard.index, code)
+        self._later(self._replace(shard.index))
+
+    def _later(self, work: Any) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _replace(self, index: int) -> None:
+        await asyncio.sleep(max(0.0, self._last_spawn.get(index, 0.0) + RESPAWN_EVERY_S - time.monotonic()))
+        if self._stopping:
+            return
+        try:
+            await self._spawn(index)
+            log.warning("room worker %d replaced (pid %s)", index, self.shards[index].process.pid)
+        except p.ProtocolError as exc:
+            log.error("%s", exc.message)
+
+    def _request(self, shard: Shard, header: dict[str, Any], payload: bytes = b"") -> asyncio.Future[tuple[dict[str, Any], bytes]]:
+        q = next(self._requests)
+        future: asyncio.Future[tuple[dict[str, Any], bytes]] = asyncio.get_running_loop().create_future()
+        if not shard.alive:
+            future.set_exception(ShardLost(f"room worker {shard.index} stopped"))
+            return future
+        shard.pending[q] = future
+        write_record(shard.writer, {**header, "q": q}, payload)
+        return future
+
+    def _alive(self) -> list[Shard]:
+        return [shard for shard in self.shards.values() if shard.alive]
+
+    def _least_loaded(self) -> Shard:
+        alive = self._alive()
+        if not alive:
+            raise p.ProtocolError("server_error", "no room worker is running; try again in a moment")
+        counts = {shard.index: 0 for shard in alive}
+        for index in self.directory.values():
+            if index in counts:
+                counts[index] += 1
+        return min(alive, key=lambda shard: (counts[shard.index], shard.index))
+
+    # ------------------------------------------------------------------ rooms
+    def room_count(self) -> int:
+        return len(self.directory)
+
+    async def listing(self, admin: bool) -> list[dict[str, Any]]:
+        """Every worker's rooms, ordered as one process orders them: running, waiting, finished,
+        each in opening order."""
+        alive = self._alive()
+        replies = await asyncio.gather(*(asyncio.wait_for(self._request(s, {"k": "listing", "admin": admin}),
+                                                          LISTING_TIMEOUT_S) for s in alive), return_exceptions=True)
+        rooms: list[dict[str, Any]] = []
+        for shard, reply in zip(alive, replies, strict=True):
+            if isinstance(reply, BaseException):
+                log.warning("room worker %d did not list its rooms: %r", shard.index, reply)
+                continue
+            rooms.extend(json.loads(reply[1]))
+        position = {room: i for i, room in enumerate(self.directory)}
+        rooms.sort(key=lambda r: (_STATUS_ORDER.get(str(r.get("status")), 3), position.get(str(r.get("room")), len(position))))
+        return rooms
+
+    def _route(self, conn: Connection, message: Any) -> Shard:
+        kind = message.type
+        place = self.places.get(conn.id)
+        if kind == "create_room" or kind in ("set_model", "close_room"):
+            if not same_secret(message.admin_token, self.admin_token):
+                raise p.ProtocolError("unauthorized", "this needs the admin token printed when the server started")
+        if kind == "create_room":
+            return self._least_loaded()
+        if kind in ("join", "set_model", "close_room"):
+            index = self.directory.get(message.room)
+            shard = self.shards.get(index) if index is not None else None
+            if shard is None or not shard.alive:
+                raise p.ProtocolError("no_room", NO_ROOM_TEXT)
+            return shard
+        if kind == "practice":
+            shard = self.shards.get(place.shard) if place is not None and place.shard is not None else None
+            return shard if shard is not None and shard.alive else self._least_loaded()
+        if place is None or place.shard is None or place.room is None:
+            raise p.ProtocolError("no_room", "join a room first")
+        return self.shards[place.shard]
+
+    async def handle(self, conn: Connection, message: Any, frame: str, re: object) -> None:
+        try:
+            shard = self._route(conn, message)
+        except p.ProtocolError as exc:
+            conn.push(p.error_message(exc.code, exc.message, re))
+            return
+        self.conns[conn.id] = conn
+        place = self.places.setdefault(conn.id, Place())
+        place.seen.add(shard.index)
+        try:
+            header, _ = await self._request(shard, {"k": "frame", "c": conn.id, "name": conn.name}, frame.encode())
+        except ShardLost:
+            conn.push(p.error_message("server_error", "the room's process stopped while handling that; the room is closed", re))
+            return
+        room = header.get("room")
+        if room is not None:
+            if place.shard is not None and place.shard != shard.index and (old := self.shards.get(place.shard)) and old.alive:
+                write_record(old.writer, {"k": "leave", "c": conn.id})  # joined a room elsewhere: leave the old one
+            place.shard, place.room = shard.index, room
+        elif place.shard == shard.index:
+            place.shard = place.room = None
+
+    def gone(self, conn: Connection) -> None:
+        place = self.places.pop(conn.id, None)
+        self.conns.pop(conn.id, None)
+        if place is None:
+            return
+        for index in sorted(place.seen):
+            shard = self.shards.get(index)
+            if shard is not None and shard.alive:
+                write_record(shard.writer, {"k": "drop", "c": conn.id})
+
+    async def open_room(self, settings: RoomSettings) -> dict[str, Any]:
+        header, payload = await self._request(self._least_loaded(), {"k": "open"}, pickle.dumps(settings))
+        if header.get("error"):
+            raise p.ProtocolError("invalid", str(header["error"]))
+        result: dict[str, Any] = json.loads(payload)
+        return result
+
+    async def clock_stats(self, clear: bool = False) -> ClockStats:
+        alive = self._alive()
+        replies = await asyncio.gather(*(self._request(s, {"k": "stats", "clear": clear}) for s in alive))
+        total = ClockStats(cpu_s=time.process_time(), processes=1 + len(alive))
+        for _, payload in replies:
+            part: ClockStats = pickle.loads(payload)  # our own worker's reply, never a client's bytes
+            total.rooms += part.rooms
+            total.ticks += part.ticks
+            total.steps += part.steps
+            total.lags.extend(part.lags)
+            total.cpu_s += part.cpu_s
+        return total
