@@ -49,6 +49,7 @@ class Connection:
         self._out: asyncio.Queue[str | None] = asyncio.Queue(SEND_QUEUE)
         self._closing = False
         self._closer: asyncio.Task[None] | None = None
+        self._waited = 0.0  # seconds of the frame in hand spent waiting on a room worker
         self._lobby: dict[str, Callable[[Any, object], Awaitable[None]]] = {
             "ping": self._ping, "list_rooms": self._list_rooms,
         }
@@ -83,14 +84,14 @@ class Connection:
         home = self.server.domain
         started = time.perf_counter()
         try:
-            rooms = await self.server.rooms.listing(False)
+            rooms = await self._rooms_listing(False)
             self.push(p.server_message("welcome", server="mindagent", protocol=p.VERSION, you=self.name,
                                        domain=home.name, title=home.title, levels=home.level_names(),
                                        limits={"frame_bytes": p.MAX_FRAME_BYTES,
                                        "rate": self.server.config.rate, "burst": self.server.config.burst},
                                        rooms=rooms))
         finally:
-            lane.leave(time.perf_counter() - started)
+            lane.leave(self._loop_time(started))
         try:
             async for frame in self.ws:
                 await lane.enter()  # a burst of frames waits its turn; room clocks do not
@@ -99,13 +100,28 @@ class Connection:
                     if not await self._on_frame(frame):
                         break
                 finally:
-                    lane.leave(time.perf_counter() - started)
+                    lane.leave(self._loop_time(started))
         except ConnectionClosed as exc:
             log.info("%s: connection closed (%s)", self.name, exc)
         finally:
             self._closing = True
             self.server.rooms.gone(self)
             writer.cancel()
+
+    def _loop_time(self, started: float) -> float:
+        """Seconds of this loop's work since `started`: waiting on a room worker is not counted."""
+        spent = time.perf_counter() - started - self._waited
+        self._waited = 0.0
+        return max(0.0, spent)
+
+    async def _rooms_listing(self, admin: bool) -> list[dict[str, Any]]:
+        if not self.server.rooms.remote:
+            return await self.server.rooms.listing(admin)
+        started = time.perf_counter()
+        try:
+            return await self.server.rooms.listing(admin)
+        finally:
+            self._waited += time.perf_counter() - started
 
     async def _on_frame(self, frame: str | bytes) -> bool:
         """Handle one frame; False closes the connection (sustained flooding)."""
@@ -125,7 +141,10 @@ class Connection:
             await answer(self, self._lobby[message.type], message, re)
         else:
             text = frame if isinstance(frame, str) else frame.decode("utf-8", "replace")
+            started = time.perf_counter()
             await self.server.rooms.handle(self, message, text, re)
+            if self.server.rooms.remote:
+                self._waited += time.perf_counter() - started
         return True
 
     # --------------------------------------------------------------- handlers
@@ -134,4 +153,4 @@ class Connection:
 
     async def _list_rooms(self, msg: p.ListRooms, re: object) -> None:
         admin = same_secret(msg.admin_token, self.server.admin_token)
-        self.push(p.server_message("rooms", rooms=await self.server.rooms.listing(admin), admin=admin, re=re))
+        self.push(p.server_message("rooms", rooms=await self._rooms_listing(admin), admin=admin, re=re))

@@ -6,7 +6,7 @@ lobby (``ping``, ``list_rooms``), rate limits and parsing stay with the websocke
 
 Example::
 
-    desk = RoomDesk(registry, config, domains.get("cuisineworld"))
+    desk = RoomDesk(registry, config, domains.get(None))   # the default domain for rooms made without one
     await desk.handle(guest, message, re)   # errors go to the guest as ``error`` messages
 """
 

@@ -46,6 +46,9 @@ class ClockStats:
 
 
 class RoomHost(Protocol):
+    #: True when rooms live in other processes: time awaiting them is not this event loop's work.
+    remote: bool
+
     async def start(self) -> StartupRoom | None: ...
 
     async def stop(self) -> None: ...
@@ -83,6 +86,8 @@ def stats_of(registry: RoomRegistry, clear: bool) -> ClockStats:
 
 class LocalRooms:
     """Rooms in this process: the desk acts on the connection itself as the room member."""
+
+    remote = False
 
     def __init__(self, registry: RoomRegistry, desk: RoomDesk, startup: RoomSettings | None) -> None:
         self.registry = registry

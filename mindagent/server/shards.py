@@ -83,6 +83,8 @@ class Place:
 class ShardSet:
     """The front's view of its workers: processes, the room directory, and where each connection is."""
 
+    remote = True
+
     def __init__(self, config: ServerConfig, admin_token: str) -> None:
         if config.workers < 2:
             raise ValueError("sharding needs at least two workers")
