@@ -48,6 +48,8 @@ log = logging.getLogger(__name__)
 START_TIMEOUT_S = 180.0
 #: Seconds the lobby waits for a worker's room list before leaving its rooms out.
 LISTING_TIMEOUT_S = 5.0
+#: Seconds a room listing serves later arrivals (unless a room opened or closed meanwhile).
+LISTING_FRESH_S = 0.5
 #: Seconds a stopping worker gets to close its rooms (recordings get their last line) before a kill.
 STOP_TIMEOUT_S = 10.0
 #: A worker that died is replaced, but not more often than this (a crash loop must not spin).
@@ -98,6 +100,9 @@ class ShardSet:
         self._stopping = False
         self._last_spawn: dict[int, float] = {}
         self._background: set[asyncio.Task[Any]] = set()
+        self._rooms_version = 0  # bumped when a room opens or closes: cached listings are stale
+        self._listings: dict[bool, tuple[int, float, list[dict[str, Any]]]] = {}
+        self._listing_flights: dict[bool, asyncio.Task[list[dict[str, Any]]]] = {}
         #: Called when a worker dies, with its index and exit code (tests and logs).
         self.on_lost: Callable[[int, int | None], None] | None = None
 
@@ -194,11 +199,13 @@ class ShardSet:
                 future.set_result((header, payload))
         elif kind == "open":
             self.directory[header["room"]] = shard.index
+            self._rooms_version += 1
         elif kind == "gone":
             self._forget_room(header["room"])
 
     def _forget_room(self, room: str) -> None:
         self.directory.pop(room, None)
+        self._rooms_version += 1
         for place in self.places.values():
             if place.room == room:
                 place.shard = place.room = None
@@ -270,7 +277,24 @@ class ShardSet:
 
     async def listing(self, admin: bool) -> list[dict[str, Any]]:
         """Every worker's rooms, ordered as one process orders them: running, waiting, finished,
-        each in opening order."""
+        each in opening order.
+
+        Connections arriving together share one listing: one in flight at a time, and a result
+        serves for `LISTING_FRESH_S` unless a room opened or closed meanwhile (a lobby's people
+        counts and statuses may be that much behind). Without this, 800 spectators connecting at
+        once asked each worker for 800 listings of every room, and the rooms' clocks waited."""
+        cached = self._listings.get(admin)
+        if cached is not None and cached[0] == self._rooms_version and time.monotonic() - cached[1] < LISTING_FRESH_S:
+            return cached[2]
+        flight = self._listing_flights.get(admin)
+        if flight is None:
+            flight = asyncio.get_running_loop().create_task(self._gather_listing(admin))
+            self._listing_flights[admin] = flight
+            flight.add_done_callback(lambda _: self._listing_flights.pop(admin, None))
+        return await asyncio.shield(flight)
+
+    async def _gather_listing(self, admin: bool) -> list[dict[str, Any]]:
+        version, started = self._rooms_version, time.monotonic()
         alive = self._alive()
         replies = await asyncio.gather(*(asyncio.wait_for(self._request(s, {"k": "listing", "admin": admin}),
                                                           LISTING_TIMEOUT_S) for s in alive), return_exceptions=True)
@@ -282,6 +306,7 @@ class ShardSet:
             rooms.extend(json.loads(reply[1]))
         position = {room: i for i, room in enumerate(self.directory)}
         rooms.sort(key=lambda r: (_STATUS_ORDER.get(str(r.get("status")), 3), position.get(str(r.get("room")), len(position))))
+        self._listings[admin] = (version, started, rooms)
         return rooms
 
     def _route(self, conn: Connection, message: Any) -> Shard:
@@ -348,6 +373,7 @@ class ShardSet:
         alive = self._alive()
         replies = await asyncio.gather(*(self._request(s, {"k": "stats", "clear": clear}) for s in alive))
         total = ClockStats(cpu_s=time.process_time(), processes=1 + len(alive))
+        weighted = 0.0
         for _, payload in replies:
             part: ClockStats = pickle.loads(payload)  # our own worker's reply, never a client's bytes
             total.rooms += part.rooms
@@ -355,4 +381,6 @@ class ShardSet:
             total.steps += part.steps
             total.lags.extend(part.lags)
             total.cpu_s += part.cpu_s
+            weighted += part.rooms * part.clock
+        total.clock = weighted / total.rooms if total.rooms else time.time()
         return total
