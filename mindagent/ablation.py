@@ -74,14 +74,16 @@ def row(ablation: Ablation, results: Results) -> dict[str, Any]:
 
 async def run_ablation(base: EvalConfig, out_dir: Path, brain_factory: Callable[[], Brain],
                        names: list[str] | None = None,
-                       on_episode: Callable[[], None] | None = None) -> tuple[list[dict[str, Any]], list[str]]:
-    """Run (or resume) every chosen configuration; returns the table rows and failed units."""
+                       on_episode: Callable[[], None] | None = None,
+                       concurrency: int = 1) -> tuple[list[dict[str, Any]], list[str]]:
+    """Run (or resume) every chosen configuration, `concurrency` cells at once; returns the table
+    rows and failed units."""
     chosen = [a for a in ABLATIONS if names is None or a.name in names]
     rows, failures = [], []
     for ablation in chosen:
         config = ablation_config(base, ablation)
         results = Results(out_dir / f"{ablation.name}.json", config)  # ValueError: other settings
-        await run_eval(config, results, brain_factory, on_episode=on_episode)
+        await run_eval(config, results, brain_factory, concurrency, on_episode=on_episode)
         failures += [f"{ablation.name}: {f}" for f in results.failures]
         rows.append(row(ablation, results))
     full = next((r["cos"] for r in rows if r["name"] == "full"), None)

@@ -18,6 +18,7 @@ from mindagent.cli.common import err, fail
 from mindagent.domain import SpecError
 from mindagent.evaluation import EvalConfig
 from mindagent.llm.base import LLMError
+from mindagent.llm.ratelimit import RateGate, RateLimits
 
 _NAMES = ", ".join(a.name for a in ABLATIONS)
 out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160)
@@ -36,6 +37,11 @@ def ablate(
     rules: str = o.RULES, repair: int = o.REPAIR,
     out_dir: Path = typer.Option(Path("results/ablation"), "--out", help="folder: one results file per "
                                  "configuration, ablation.json/.csv and ablation.png; resumed if it exists"),
+    concurrency: int | None = typer.Option(None, min=1, max=64,
+                                           help="model requests (and cells) at once for the whole run (default 1)"),
+    rpm: int | None = typer.Option(None, "--rpm", min=1, max=1_000_000,
+                                   help="model requests per minute for the whole run, retries included "
+                                        "(default: no limit)"),
 ) -> None:
     """Run the prompt ablations (full, no knowledge, few-step demo, no demo, no feedback, memory 0,
     demo with 2/3/4 agents) and print the paper-style table with each one's difference from full."""
@@ -65,9 +71,12 @@ def ablate(
                       generation=generation_settings(model, base_url=base_url, temperature=temperature,
                                                      max_tokens=max_tokens, brain=probe))
 
+    limits = RateLimits(rpm=rpm, concurrency=concurrency)
+    gate = RateGate(limits) if limits.limited else None  # one budget for every configuration's brains
+
     def factory() -> Brain:
         return make_brain(model, domain, seed=seed, base_url=base_url, model_path=model_path, temperature=temperature,
-                          max_tokens=max_tokens, timeout_s=timeout, threads=threads)
+                          max_tokens=max_tokens, timeout_s=timeout, threads=threads, gate=gate)
 
     count = len(names) if names else len(ABLATIONS)
     total = count * len(level_list) * len(team_sizes) * len(tau_list) * episodes
@@ -75,7 +84,8 @@ def ablate(
                   TimeRemainingColumn(), console=err, transient=True) as bar:
         task = bar.add_task(f"ablate {model}", total=total)
         try:
-            rows, failures = asyncio.run(run_ablation(base, out_dir, factory, names, lambda: bar.advance(task)))
+            rows, failures = asyncio.run(run_ablation(base, out_dir, factory, names, lambda: bar.advance(task),
+                                                      concurrency=concurrency or 1))
         except ValueError as exc:  # a results file made with other settings
             fail(str(exc))
     table = Table(title=f"ablations: {model}, {', '.join(level_list)}, {agents} agents",

@@ -179,3 +179,36 @@ def test_concurrency_holds_across_workers_from_the_command_line(tmp_path):
         assert limited.exit_code == 0, limited.output
     assert meter.peak == 1
     assert (tmp_path / "free.json").read_bytes() == (tmp_path / "one.json").read_bytes()
+
+
+def test_ablate_keeps_to_its_concurrency_and_budget(tmp_path):
+    """`ablate --concurrency N` runs N cells at once and never has more than N requests open;
+    `--rpm` is one budget for every configuration (a stub server counting what it sees)."""
+    meter = Meter(hold_s=0.05)
+    args = ["ablate", "--model", "openai:stub", "--levels", "level_0", "--agents", "2", "--taus", "1.0,2.0,3.0",
+            "--episodes", "1", "--steps", "2", "--only", "full,no-feedback"]
+    with stub_server(meter.answer) as stub:
+        sequential = runner.invoke(app, [*args, "--base-url", stub.url, "--out", str(tmp_path / "one")])
+        assert sequential.exit_code == 0, sequential.output
+        assert meter.peak == 1 and len(meter.arrivals) == 12  # 2 configurations x 3 cells x 2 steps
+        meter.peak = 0
+        meter.arrivals.clear()
+        parallel = runner.invoke(app, [*args, "--base-url", stub.url, "--out", str(tmp_path / "three"),
+                                       "--concurrency", "3"])
+        assert parallel.exit_code == 0, parallel.output
+        assert meter.peak == 3
+        meter.peak = 0
+        meter.arrivals.clear()
+        capped = runner.invoke(app, [*args, "--base-url", stub.url, "--out", str(tmp_path / "two"),
+                                     "--concurrency", "2", "--rpm", "600"])
+        assert capped.exit_code == 0, capped.output
+        assert meter.peak == 2 and meter.most_in_window(60.0) <= 600
+    for name in ("full", "no-feedback"):  # the same cells whatever ran at once
+        assert [(c["cos"], c["metrics"]["steps"]) for c in json_cells(tmp_path / "one" / f"{name}.json")] == \
+            [(c["cos"], c["metrics"]["steps"]) for c in json_cells(tmp_path / "three" / f"{name}.json")]
+
+
+def json_cells(path):
+    import json
+    data = json.loads(path.read_text())
+    return sorted(data["cells"], key=lambda c: (c["level"], c["agents"]))
