@@ -151,7 +151,8 @@ async def test_the_page_says_who_reaches_each_station(tmp_path: Path, brain_fact
         for loc in server.startup_room.session.world.level.location_names:
             who = [a for a, names in enumerate(reach) if loc in names]
             tile = page.locator(f".tile[data-location='{loc}']")
-            await expect(tile.locator(".reach")).to_have_text("reach: " + ", ".join(f"agent{a}" for a in who))
+            names = ", ".join("you" if a == 0 else f"agent{a}" for a in who)  # the page's player is agent0
+            await expect(tile.locator(".reach")).to_have_text(("reach: " if 0 in who else "not yours: ") + names)
             label = await tile.get_attribute("aria-label")
             assert label is not None and ("reachable by " + ", ".join(f"agent{a}" for a in who)) in label
             assert ("(not by you)" in label) == (0 not in who), label

@@ -95,7 +95,7 @@ function buildBoard(s) {
     const reachers = reachersOf(loc.name);
     if (reachers) {
       tile.dataset.reach = reachers.join(",");
-      tile.append(el("span", { class: "reach small", text: reachers.length ? `reach: ${reachers.map((a) => "agent" + a).join(", ")}` : "reach: nobody" }));
+      tile.append(el("span", { class: "reach small", text: reachLine(reachers) }));
     }
     tile.querySelector(".icon").setAttribute("aria-hidden", "true");
     tile.querySelector(".key").setAttribute("aria-hidden", "true");
@@ -115,6 +115,15 @@ function reachersOf(name) {
   const out = [];
   reach.forEach((names, a) => { if (names.includes(name)) out.push(a); });
   return out;
+}
+
+// The visible reach line: the person's own agent reads "you", and a place it cannot use says so
+// first ("not yours"), since a faded tile alone is easy to miss on a phone.
+function reachLine(reachers) {
+  if (!reachers.length) return "reach: nobody";
+  const own = app.role === "player" ? app.agent : null;
+  const names = reachers.map((a) => (a === own ? "you" : "agent" + a)).join(", ");
+  return own !== null && !reachers.includes(own) ? `not yours: ${names}` : `reach: ${names}`;
 }
 
 function chefToken(a, s) {
@@ -159,6 +168,8 @@ function renderBoard(s) {
     const reachers = reachersOf(loc.name);
     const outOfReach = !!reachers && app.role === "player" && !reachers.includes(app.agent);
     tile.classList.toggle("out-of-reach", outOfReach);
+    const reachSpan = tile.querySelector(".reach");
+    if (reachSpan && reachers) reachSpan.textContent = reachLine(reachers);  // the seat may have changed
     const reachText = reachers ? `; reachable by ${reachers.length ? reachers.map((a) => "agent" + a).join(", ") : "nobody"}` +
       (outOfReach ? " (not by you)" : "") : "";
     tile.setAttribute("aria-label", `${tile.dataset.key ? tile.dataset.key + ": " : ""}${pretty(loc.name)}, ${contents}${busyText}` +
