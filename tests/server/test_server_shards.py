@@ -180,3 +180,32 @@ async def test_clock_stats_gather_every_worker(sharded: GameServer) -> None:
     assert shards(sharded).directory[info["room"]] == 1
     stats = await sharded.rooms.clock_stats()
     assert stats.rooms == 2 and stats.processes == 3 and stats.cpu_s > 0
+
+
+async def test_the_page_plays_through_the_front_and_says_when_a_worker_dies(sharded: GameServer, require: Any) -> None:
+    """In Debian's Chromium: the page joins the start-up room (in a worker) as a player, sees the
+    steps come, and when that worker is killed says the room closed and why, back in the lobby."""
+    require("playwright", "pip install playwright (the browser itself is Debian's chromium)")
+    chromium = Path("/usr/bin/chromium")
+    if not chromium.exists():
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"no chromium at {chromium}")
+        pytest.skip(f"no chromium at {chromium} (apt-get install chromium)")
+    from playwright.async_api import async_playwright, expect
+
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=str(chromium), args=["--no-sandbox", "--disable-gpu"])
+        page = await browser.new_page(viewport={"width": 390, "height": 844})
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        await page.goto(sharded.url)
+        await page.wait_for_timeout(1000)  # a person reads the lobby first
+        await page.click("#join-player-0")
+        await expect(page.locator("#room-title")).to_contain_text("you play agent0")
+        await page.wait_for_function("() => Number(document.getElementById('step').textContent) >= 3", timeout=20_000)
+        os.kill(shards(sharded).pids[0], signal.SIGKILL)
+        await expect(page.locator("#toast")).to_contain_text("the room was closed (the room's process stopped)",
+                                                             timeout=10_000)
+        await expect(page.locator("#join-player-0")).to_have_count(0, timeout=10_000)  # its room left the lobby
+        await browser.close()
+    assert not errors, errors

@@ -135,7 +135,10 @@ const handlers = {
   model_changed(msg) { logEvent(`dispatcher changed to ${msg.model}`); },
   episode_over(msg) { app.played = !!msg.played; showSurvey(msg); },
   room_closed(msg) {
-    if (msg.room === app.room) { app.room = null; showGame(false); toast("the room was closed", "info"); }
+    if (msg.room === app.room) {
+      app.room = null; showGame(false);
+      toast(msg.why ? `the room was closed (${msg.why})` : "the room was closed", "info");
+    }
     refreshRooms();
   },
   ack(msg) {
