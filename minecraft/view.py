@@ -90,4 +90,18 @@ def level_view(agents: Sequence[str], max_steps: int, address: ServerAddress | N
             "n_agents": len(agents), "max_steps": max_steps, "agent_names": list(agents),
             "join": None if address is None else {"host": address.host, "port": address.port,
                                                    "version": address.version},
-            "view3d": None if view_port is None else {"port": view_port}}
+            "view3d": None if view_port is None else {"port": view_port},
+            "howto": HOWTO}
+
+
+#: The page's "How to play" for this world (its default lines describe a kitchen's counters and tools).
+HOWTO = [
+    "Orders come in: a cooked meat or a mushroom stew. Put each in the chest before its bar runs out.",
+    "Click a place (or press its number), then an action: hunt an animal for its raw meat, mine a block "
+    "(coal ore for fuel; oak logs and mushrooms for stew).",
+    "At the furnace put in coal and raw meat; it cooks by itself; then take out what is cooked.",
+    "Mushroom stew is crafted at the crafting table in stages: oak log to planks, planks to bowls, then a bowl "
+    "with both mushrooms.",
+    "A bot carries many items at once. Your command runs at the next step; wait does nothing for a step.",
+    "The team score is served orders out of all orders so far.",
+]

@@ -25,6 +25,18 @@ function el(tag, props = {}, ...children) {
 }
 function clear(node) { while (node.firstChild) node.removeChild(node.firstChild); return node; }
 function items(list) { return list && list.length ? list.join(" & ") : "nothing"; }
+// "How to play": the page's own lines fit a kitchen; a domain whose game differs sends its own
+// (plain text, one line each) in the joined message's `howto`.
+let defaultHowto = null;
+function renderHowto(lines) {
+  const list = document.querySelector("#howto ul");
+  if (!list) return;
+  if (defaultHowto === null) defaultHowto = [...list.childNodes].map((n) => n.cloneNode(true));
+  list.replaceChildren(...(Array.isArray(lines) && lines.length
+    ? lines.map((line) => el("li", { text: String(line) }))
+    : defaultHowto.map((n) => n.cloneNode(true))));
+}
+
 function toast(text, kind = "error") {
   const box = $("toast");
   box.textContent = text;
@@ -118,6 +130,7 @@ const handlers = {
     board.selected = null;
     board.built = null;
     showGame(true);
+    renderHowto(msg.howto);
     renderStatic(msg);
     renderState(msg.state);
   },
