@@ -239,14 +239,23 @@ class ShardSet:
         task.add_done_callback(self._background.discard)
 
     async def _replace(self, index: int) -> None:
-        await asyncio.sleep(max(0.0, self._last_spawn.get(index, 0.0) + RESPAWN_EVERY_S - time.monotonic()))
-        if self._stopping:
-            return
-        try:
-            await self._spawn(index)
-            log.warning("room worker %d replaced (pid %s)", index, self.shards[index].process.pid)
-        except p.ProtocolError as exc:
-            log.error("%s", exc.message)
+        """Start a fresh worker in a dead one's place; one that fails to start is tried again, less
+        and less often (up to once a minute), so a crash loop neither spins nor gives up."""
+        delay = RESPAWN_EVERY_S
+        while not self._stopping:
+            await asyncio.sleep(max(0.0, self._last_spawn.get(index, 0.0) + delay - time.monotonic()))
+            if self._stopping:
+                return
+            try:
+                header, _ = await self._spawn(index)
+            except p.ProtocolError as exc:
+                log.error("%s", exc.message)
+            else:
+                if header["k"] == "ready":
+                    log.warning("room worker %d replaced (pid %s)", index, self.shards[index].process.pid)
+                    return
+                log.error("room worker %d failed to start: %s", index, header.get("error"))
+            delay = min(60.0, delay * 2)
 
     def _request(self, shard: Shard, header: dict[str, Any], payload: bytes = b"") -> asyncio.Future[tuple[dict[str, Any], bytes]]:
         q = next(self._requests)
@@ -363,7 +372,10 @@ class ShardSet:
                 write_record(shard.writer, {"k": "drop", "c": conn.id})
 
     async def open_room(self, settings: RoomSettings) -> dict[str, Any]:
-        header, payload = await self._request(self._least_loaded(), {"k": "open"}, pickle.dumps(settings))
+        try:
+            header, payload = await self._request(self._least_loaded(), {"k": "open"}, pickle.dumps(settings))
+        except ShardLost as exc:
+            raise p.ProtocolError("server_error", f"the room could not open: {exc}") from None
         if header.get("error"):
             raise p.ProtocolError("invalid", str(header["error"]))
         result: dict[str, Any] = json.loads(payload)
