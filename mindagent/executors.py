@@ -30,6 +30,8 @@ import asyncio
 import dataclasses
 import logging
 import os
+import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from contextlib import ExitStack, contextmanager
@@ -114,13 +116,30 @@ def _manager_gates() -> Iterator[_Gates]:
         def make(limits: RateLimits) -> Gate:
             if not manager:
                 started = _GateManager()
-                started.start()
+                started.start(exit_with_parent, (os.getpid(),))
                 stack.callback(started.shutdown)
                 manager.append(started)
             gate: Gate = manager[0].RateGate(limits)  # type: ignore[attr-defined]
             return gate
 
         yield _Gates(make)
+
+
+#: Seconds between a pool worker's looks at whether its sweep process is still there.
+PARENT_POLL_S = 0.5
+
+
+def exit_with_parent(parent: int) -> None:
+    """In a pool or manager process: exit as soon as `parent` (the sweep) is gone. A sweep killed
+    with SIGKILL runs no clean-up, and its workers used to sleep on their task queue forever (two
+    orphans per kill -9 of `eval`); the kernel re-parents them, which is what this watches for."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL_S)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
 def unit_cost(unit: Unit) -> tuple[bool, float]:
@@ -175,7 +194,8 @@ def run_units(units: Sequence[Unit], recipe_for: Callable[[EvalConfig], BrainRec
                 on_unit(unit)
         return
     order = sorted(range(len(units)), key=lambda i: unit_cost(units[i]))
-    with _manager_gates() as gates, ProcessPoolExecutor(max_workers=workers) as pool:
+    with _manager_gates() as gates, ProcessPoolExecutor(max_workers=workers, initializer=exit_with_parent,
+                                                        initargs=(os.getpid(),)) as pool:
         pending: dict[Future[TauResult], int] = {}
         for i in order:
             results, level, agents, tau = units[i]

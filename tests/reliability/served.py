@@ -114,3 +114,26 @@ def mindagent(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[s
     env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"}
     return subprocess.run([sys.executable, "-c", "from mindagent.cli import app; app()", *args], env=env,
                           capture_output=True, text=True, timeout=timeout)
+
+
+def children(pid: int) -> list[int]:
+    """Process ids whose parent is `pid` (from /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.append(int(entry.name))
+    return sorted(found)
+
+
+def alive(pid: int) -> bool:
+    """Running or sleeping (a zombie waiting for its reaper is gone for this purpose)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"

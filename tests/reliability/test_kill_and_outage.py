@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+from reliability.served import alive, children
 from stub_llm import BROKEN, chat, stub_server
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,8 +33,14 @@ def test_a_sweep_killed_mid_run_resumes_without_loss(tmp_path: Path) -> None:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not (out.exists() and json.loads(out.read_text() or "{}").get("cells")):
         time.sleep(0.05)
+    workers = children(proc.pid)
+    assert workers, "the sweep runs its units in worker processes"
     proc.send_signal(signal.SIGKILL)
     proc.wait(10)
+    deadline = time.monotonic() + 10  # its workers notice and exit (they used to sleep on forever)
+    while time.monotonic() < deadline and any(alive(pid) for pid in workers):
+        time.sleep(0.1)
+    assert not [pid for pid in workers if alive(pid)], "orphaned sweep workers"
     partial = json.loads(out.read_text())  # the file is whole: written to a temporary file, then renamed
     done_before = sum(len(c["taus"]) for c in partial["cells"])
     assert 0 < done_before

@@ -16,25 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from reliability.served import Player, Served, mindagent, serve
+from reliability.served import Player, Served, children, mindagent, serve
 from websockets.asyncio.client import connect
 
 pytestmark = pytest.mark.slow
 ADMIN = "reliability-admin-token-long-enough"
-
-
-def children(pid: int) -> list[int]:
-    """Process ids whose parent is `pid` (from /proc)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == pid:
-                found.append(int(entry.name))
-    return sorted(found)
 
 
 def started(pid: int) -> int:
