@@ -14,6 +14,7 @@ import json
 import logging
 import math
 import os
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +22,6 @@ from typing import IO, TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from mindagent.files import BoundedReadError, read_bounded
 from mindagent.limits import MAX_AGENTS, MAX_HEADER_TEXT, MAX_RECORDING_BYTES, MAX_STEPS, MAX_TAU
 
 if TYPE_CHECKING:
@@ -214,10 +214,20 @@ class Recording:
 
 def _read_bounded(path: Path, limit: int) -> bytes:
     try:
-        return read_bounded(path, limit)
-    except BoundedReadError as exc:
-        over = f" ({CAP_ENV})" if "over the limit" in str(exc) else ""
-        raise RecordingError(f"{path}: {exc}{over}") from None
+        # O_NONBLOCK: a FIFO in the recording's place is not waited on
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as fh:
+            info = os.fstat(fh.fileno())
+            if not stat.S_ISREG(info.st_mode):
+                raise RecordingError(f"{path}: not a regular file")
+            if info.st_size > limit:
+                raise RecordingError(f"{path}: {info.st_size} bytes, over the limit of {limit} ({CAP_ENV})")
+            data = fh.read(limit + 1)
+    except OSError as exc:
+        raise RecordingError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    if len(data) > limit:
+        raise RecordingError(f"{path}: grew past the limit of {limit} bytes while read")
+    return data
 
 
 def load_recording(path: str | Path) -> Recording:

@@ -17,13 +17,14 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
+import stat
 from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mindagent.files import BoundedReadError, read_bounded
 from mindagent.llm.base import (
     ERROR_KINDS,
     BadRequest,
@@ -85,11 +86,28 @@ MAX_CASSETTE_BYTES = 64 * 1024 * 1024
 
 
 def _read_bounded(path: Path) -> str:
-    """The cassette's text (see `mindagent.files`: a FIFO would block a whole game server)."""
+    """The file's text, only if it is a regular file of at most `MAX_CASSETTE_BYTES`: a FIFO
+    would block the caller (a whole game server) on open, a device would never end."""
     try:
-        return read_bounded(path, MAX_CASSETTE_BYTES).decode("utf-8", errors="replace")
-    except BoundedReadError as exc:
-        raise ModelUnavailable(f"cassette {path}: {exc}") from None
+        info = path.stat()
+    except OSError as exc:
+        raise ModelUnavailable(f"cannot read cassette {path}: {exc.strerror or exc}") from exc
+    if not stat.S_ISREG(info.st_mode):
+        raise ModelUnavailable(f"cassette {path} is not a regular file")
+    if info.st_size > MAX_CASSETTE_BYTES:
+        raise ModelUnavailable(f"cassette {path} is {info.st_size} bytes; at most {MAX_CASSETTE_BYTES} are read")
+    try:
+        # O_NONBLOCK: should the path be swapped for a FIFO after the check, open does not wait
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                raise ModelUnavailable(f"cassette {path} is not a regular file")
+            data = fh.read(MAX_CASSETTE_BYTES + 1)
+    except OSError as exc:
+        raise ModelUnavailable(f"cannot read cassette {path}: {exc.strerror or exc}") from exc
+    if len(data) > MAX_CASSETTE_BYTES:
+        raise ModelUnavailable(f"cassette {path} grew past {MAX_CASSETTE_BYTES} bytes while read")
+    return data.decode("utf-8", errors="replace")
 
 
 def load_cassette(path: Path) -> tuple[dict[str, deque[RecordedCall]], list[str]]:
