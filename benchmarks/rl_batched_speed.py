@@ -15,26 +15,12 @@ slows every column alike rather than adding its own time.
 from __future__ import annotations
 
 import argparse
-import random
 import time
 
 import numpy as np
+from rl_env_speed import engine_legal  # this folder: the one engine yardstick
 
-from cuisineworld import World, load_level
 from mindagent.cuisine.rl.batched import BatchedKitchens
-
-
-def engine_legal(level: str, n: int, steps: int, seed: int, rules: str) -> float:
-    world = World(load_level(level, rules), n_agents=n, tau=1.0, seed=seed)
-    world.reset()
-    rng = random.Random(seed)
-    choice, legal, agents = rng.choice, world.legal_commands, range(n)
-    start = time.process_time()
-    for _ in range(steps):
-        if world.time >= world.max_steps:
-            world.reset()
-        world.step([choice(legal(a)) for a in agents])
-    return steps / (time.process_time() - start)
 
 
 def batched(level: str, n: int, worlds: int, world_steps: int, seed: int, rules: str) -> float:

@@ -32,6 +32,8 @@ log = logging.getLogger(__name__)
 LOBBY_TYPES = frozenset({"ping", "list_rooms"})
 #: Message types that name the room they act on (routed by that id when rooms are sharded).
 ROOM_NAMING_TYPES = frozenset({"join", "set_model", "close_room"})
+#: Message types only the admin token may send.
+ADMIN_TYPES = frozenset({"create_room", "set_model", "close_room"})
 
 
 class Guest(Member, Protocol):

@@ -32,6 +32,7 @@ from multiprocessing.process import BaseProcess
 from typing import TYPE_CHECKING, Any
 
 from mindagent.server import protocol as p
+from mindagent.server.desk import ADMIN_TYPES, ROOM_NAMING_TYPES
 from mindagent.server.hosts import ClockStats, StartupRoom
 from mindagent.server.ipc import RecordError, read_record, write_record
 from mindagent.server.room import RoomSettings
@@ -108,9 +109,12 @@ class ShardSet:
 
     # --------------------------------------------------------------- workers
     async def start(self) -> StartupRoom | None:
+        """Start every worker at once (each spends a second or two importing); the first opens the
+        start-up room."""
+        replies = await asyncio.gather(*(self._spawn(index, with_startup=index == 0)
+                                         for index in range(self.config.workers)))
         startup: StartupRoom | None = None
-        for index in range(self.config.workers):
-            header, payload = await self._spawn(index, with_startup=index == 0)
+        for header, payload in replies:
             if header["k"] == "failed":
                 raise p.ProtocolError("server_error", str(header.get("error", "the start-up room failed")))
             if payload:
@@ -321,12 +325,11 @@ class ShardSet:
     def _route(self, conn: Connection, message: Any) -> Shard:
         kind = message.type
         place = self.places.get(conn.id)
-        if kind == "create_room" or kind in ("set_model", "close_room"):
-            if not same_secret(message.admin_token, self.admin_token):
-                raise p.ProtocolError("unauthorized", "this needs the admin token printed when the server started")
+        if kind in ADMIN_TYPES and not same_secret(message.admin_token, self.admin_token):
+            raise p.ProtocolError("unauthorized", "this needs the admin token printed when the server started")
         if kind == "create_room":
             return self._least_loaded()
-        if kind in ("join", "set_model", "close_room"):
+        if kind in ROOM_NAMING_TYPES:
             index = self.directory.get(message.room)
             shard = self.shards.get(index) if index is not None else None
             if shard is None or not shard.alive:
