@@ -19,11 +19,11 @@ import time
 from collections.abc import Callable
 
 from mindagent.cuisine.extraction import extract_commands
-from mindagent.dispatcher import Dispatcher
-from mindagent.domains import make_session
-from mindagent.memory import Memory
-from mindagent.prompt.builder import PromptConfig
-from mindagent.spec import GameSpec
+from mindagent.dispatch.dispatcher import Dispatcher
+from mindagent.core.registry import make_session
+from mindagent.dispatch.memory import Memory
+from mindagent.dispatch.prompt import PromptConfig
+from mindagent.core.spec import GameSpec
 
 
 def tokenizer() -> tuple[str, Callable[[str], int]]:

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from mindagent.server import GameServer, RoomSettings, ServerConfig
-from mindagent.spec import GameSpec
+from mindagent.core.spec import GameSpec
 
 
 def churn(url: str, room: str, n: int, per_second: float, stop: Any, ready: Any, counts: Any) -> None:

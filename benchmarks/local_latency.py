@@ -20,12 +20,12 @@ import json
 import os
 import statistics
 
-from mindagent import domains
-from mindagent.dispatcher import Dispatcher
-from mindagent.episode import Episode
+from mindagent.core import registry as domains
+from mindagent.dispatch.dispatcher import Dispatcher
+from mindagent.core.episode import Episode
 from mindagent.llm.local_backend import DEFAULT_N_CTX, _load, resolve_model_path
-from mindagent.prompt.builder import PromptConfig
-from mindagent.spec import GameSpec
+from mindagent.dispatch.prompt import PromptConfig
+from mindagent.core.spec import GameSpec
 
 
 def run(steps: int, threads: int, cache: bool) -> list[dict[str, float]]:

@@ -2,7 +2,7 @@
 
 12 levels x {2, 3, 4} agents x 5 taus x 3 consecutive 60-step episodes (540 episodes) on the
 reference rule set. Prints the wall time and a Markdown table (paste-ready for the README), and
-optionally writes the results JSON that `mindagent.plots.plot_results` draws.
+optionally writes the results JSON that `mindagent.evaluation.plots.plot_results` draws.
 
     python benchmarks/planner_sweep.py [--rules reference] [--json out.json] [--png out.png]
 """
@@ -77,7 +77,7 @@ def main() -> None:
         args.json.write_text(json.dumps(payload, indent=1), encoding="utf-8")
         print(f"wrote {args.json}")
         if args.png:
-            from mindagent.plots import plot_results
+            from mindagent.evaluation.plots import plot_results
 
             print(f"wrote {plot_results(args.json, args.png)}")
 

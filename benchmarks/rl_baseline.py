@@ -25,11 +25,11 @@ import re
 from pathlib import Path
 
 from cuisineworld import PAPER_TAUS
-from mindagent import domains
-from mindagent.brains import make_brain
+from mindagent.core import registry as domains
+from mindagent.dispatch.brains import make_brain
 from mindagent.cuisine.paper import GPT4_TAU4_2_AGENTS, MASKED_PPO_2_AGENTS
-from mindagent.evaluation import EvalConfig, Results, run_eval
-from mindagent.scoring import TauResult, cos
+from mindagent.evaluation.sweep import EvalConfig, Results, run_eval
+from mindagent.evaluation.scoring import TauResult, cos
 
 PAPER_TAU = 2.5  # Table 12 compares at the fourth task interval
 

@@ -18,11 +18,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from mindagent import domains
-from mindagent.brains import default_model, make_brain
+from mindagent.core import registry as domains
+from mindagent.dispatch.brains import default_model, make_brain
 from mindagent.cli.options import dispatch_settings
 from mindagent.server.room import Room, RoomSettings
-from mindagent.spec import GameSpec
+from mindagent.core.spec import GameSpec
 
 
 async def measure(tick: float, ticks: int, dispatch: str, level: str, agents: int) -> dict[str, object]:

@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 
 from mindagent.cuisine.paper import GPT4_COS, PAPER_AGENT_COUNTS, PAPER_LEVELS
-from mindagent.stats import verdict
+from mindagent.evaluation.stats import verdict
 
 
 def main() -> None:

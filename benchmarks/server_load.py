@@ -28,7 +28,7 @@ import tempfile
 from pathlib import Path
 
 from mindagent.server import GameServer, RoomSettings, ServerConfig
-from mindagent.spec import GameSpec
+from mindagent.core.spec import GameSpec
 
 
 def spectators(url: str, rooms: list[str], stop: mp.synchronize.Event, ready: mp.synchronize.Event) -> None:

@@ -5,7 +5,7 @@ wall time it prints the CPU seconds, the cores the run got on average (CPU / wal
 cores were ours all along), the extra CPU the pool spent over one worker (its overhead: process
 start, pickling, the parent saving results) and the load average when each run started.
 
-Runs the same sweep through `mindagent.executors.run_units` once per executor setting, writes each
+Runs the same sweep through `mindagent.evaluation.executors.run_units` once per executor setting, writes each
 results file, and prints the wall times, the speed-up over one worker and whether the files are
 byte-identical (they must be: units are deterministic and the file is written in config order).
 
@@ -15,7 +15,7 @@ byte-identical (they must be: units are deterministic and the file is written in
 `--unit-costs` instead measures every unit's CPU seconds in this process (one at a time, so the
 figures barely depend on other work on the machine) and prints the speed-up a pool of `--workers`
 would reach on idle cores with those costs, for units taken in configuration order and largest
-first (`mindagent.executors.unit_cost`), pool overhead aside.
+first (`mindagent.evaluation.executors.unit_cost`), pool overhead aside.
 """
 
 from __future__ import annotations
@@ -29,9 +29,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from mindagent import domains, evaluation
-from mindagent.evaluation import EvalConfig, Results
-from mindagent.executors import BrainRecipe, run_units, unit_cost
+from mindagent.core import registry as domains
+from mindagent.evaluation import sweep as evaluation
+from mindagent.evaluation.sweep import EvalConfig, Results
+from mindagent.evaluation.executors import BrainRecipe, run_units, unit_cost
 
 
 def cpu_seconds() -> float:

@@ -1,4 +1,4 @@
-"""Limits on level and recipe files, checked before any work (see `mindagent.limits` for the rest).
+"""Limits on level and recipe files, checked before any work (see `mindagent.recordings.limits` for the rest).
 
 Each exists because a file without it was seen to hang or exhaust the loader: a 100,000-location
 kitchen, a recipe graph that doubles at every level.

@@ -13,9 +13,9 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from mindagent.domain import ReferenceFigures, SpecError
-from mindagent.policy import Policy, RandomLegalPolicy
-from mindagent.spec import GameSpec
+from mindagent.core.domain import ReferenceFigures, SpecError
+from mindagent.dispatch.policy import Policy, RandomLegalPolicy
+from mindagent.core.spec import GameSpec
 from minecraft.server_process import MC_VERSION, STEP_TICKS, KitchenConfig, ServerAddress, is_loopback
 from minecraft.session import AGENT_NAMES, MinecraftSession
 

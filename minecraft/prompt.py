@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from mindagent.domain import PromptParts
+from mindagent.core.domain import PromptParts
 from minecraft.kitchen import COOKED, CRAFTING, DROP_OF_BLOCK, FUEL_ITEMS, MEAT_OF_MOB
 
 

@@ -24,7 +24,7 @@ from typing import Any, Protocol, Self
 
 from pydantic import ValidationError
 
-from mindagent.domain import CommandError, Counts, DomainSession, DomainStep, PromptParts, Verdict
+from mindagent.core.domain import CommandError, Counts, DomainSession, DomainStep, PromptParts, Verdict
 from minecraft import check as checks
 from minecraft import feedback
 from minecraft import view as views

@@ -33,7 +33,7 @@ from typing import Any
 from mindagent.cuisine.planners import CuisinePlanner
 from mindagent.server import GameServer, ServerConfig
 from mindagent.server.pacing import COUNTDOWN_S, HUMAN_TICK_S
-from mindagent.spec import GameSpec
+from mindagent.core.spec import GameSpec
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",

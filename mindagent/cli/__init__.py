@@ -7,7 +7,7 @@ import logging
 
 import typer
 
-from mindagent import domains
+from mindagent.core import registry as domains
 from mindagent.cli import ablate, compare, evaluate, levels, metrics, play, run, serve
 
 app = typer.Typer(

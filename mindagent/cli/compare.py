@@ -3,7 +3,7 @@
 A cell of a sweep is a sample over order streams once the sweep ran on several seeds; these
 tables print it as mean, 95 % bootstrap interval and per-seed values, and say where a published
 single-stream figure falls. `compare` pairs two result files cell by cell on their common seeds and
-marks the differences the sign-flip permutation test finds significant (`mindagent.stats`).
+marks the differences the sign-flip permutation test finds significant (`mindagent.evaluation.stats`).
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from mindagent import domains
+from mindagent.core import registry as domains
 from mindagent.cli.common import fail
-from mindagent.domain import RunProtocol
-from mindagent.seeds import SeedSweep, per_seed_values
-from mindagent.stats import ALPHA, paired_test, verdict
+from mindagent.core.domain import RunProtocol
+from mindagent.evaluation.seeds import SeedSweep, per_seed_values
+from mindagent.evaluation.stats import ALPHA, paired_test, verdict
 
 out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 200)
 

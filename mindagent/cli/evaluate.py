@@ -12,18 +12,18 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from mindagent import domains
-from mindagent.brains import PolicyBrain, generation_settings, make_brain
+from mindagent.core import registry as domains
+from mindagent.dispatch.brains import PolicyBrain, generation_settings, make_brain
 from mindagent.cli import options as o
 from mindagent.cli.common import err, fail
 from mindagent.cli.compare import print_seed_tables
-from mindagent.domain import SpecError
-from mindagent.evaluation import EvalConfig, Results
-from mindagent.executors import EXECUTORS, BrainRecipe, ExecutorError, default_workers, run_units, with_gate
+from mindagent.core.domain import SpecError
+from mindagent.evaluation.sweep import EvalConfig, Results
+from mindagent.evaluation.executors import EXECUTORS, BrainRecipe, ExecutorError, default_workers, run_units, with_gate
 from mindagent.llm.base import LLMError
 from mindagent.llm.ratelimit import RateGate, RateLimits
-from mindagent.seeds import SeedSweep
-from mindagent.stats import parse_seeds
+from mindagent.evaluation.seeds import SeedSweep
+from mindagent.evaluation.stats import parse_seeds
 
 # tables are wide: when piped (no terminal to measure) do not squeeze them into 80 columns
 out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160)
@@ -100,7 +100,7 @@ def evaluate(
     address: str | None = typer.Option(None, "--address", help="a Ray cluster to run on (--executor ray)"),
 ) -> None:
     """Run the CoS sweep and print per-tau tables like the paper's Tables 6-8."""
-    from mindagent.evaluation import run_eval
+    from mindagent.evaluation.sweep import run_eval
 
     chosen = o.domain_or_exit(domain)
     try:
@@ -194,7 +194,7 @@ def evaluate(
 def plot(results: Path = typer.Argument(..., exists=True, dir_okay=False),
          out_png: Path = typer.Option(None, "--out", help="PNG path (default: beside the results file)")) -> None:
     """Draw collaboration-efficiency curves (completion rate against tau) to a PNG."""
-    from mindagent.plots import plot_results
+    from mindagent.evaluation.plots import plot_results
 
     target = out_png or results.with_suffix(".png")
     try:

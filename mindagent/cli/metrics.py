@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from mindagent.cli.common import fail
-from mindagent.recording import RecordingError
+from mindagent.recordings.recording import RecordingError
 
 out = Console(highlight=False, soft_wrap=True)
 
@@ -20,7 +20,7 @@ def metrics(
     as_json: bool = typer.Option(False, "--json", help="print one JSON object per recording"),
 ) -> None:
     """Process metrics of each recorded episode (the README defines every figure)."""
-    from mindagent.metrics import episode_metrics
+    from mindagent.evaluation.metrics import episode_metrics
 
     rows = []
     for path in recordings:

@@ -11,16 +11,16 @@ from typing import Any
 
 import typer
 
-from mindagent import domains
+from mindagent.core import registry as domains
 from mindagent.cli.common import err, fail
-from mindagent.dispatcher import DispatchSettings
-from mindagent.domain import Domain, SpecError
-from mindagent.partners import PARTNER_KINDS, parse_control
-from mindagent.plans import DISPATCH_MODES, DispatchMode
-from mindagent.prompt.builder import DemoMode, PromptConfig
-from mindagent.spec import GameSpec
-from mindagent.taskgraph import SUBTASK_EXECUTORS, SubtaskExecutorKind
-from mindagent.teams import TEAM_MODES, TeamMode
+from mindagent.dispatch.dispatcher import DispatchSettings
+from mindagent.core.domain import Domain, SpecError
+from mindagent.dispatch.partners import PARTNER_KINDS, parse_control
+from mindagent.dispatch.plans import DISPATCH_MODES, DispatchMode
+from mindagent.dispatch.prompt import DemoMode, PromptConfig
+from mindagent.core.spec import GameSpec
+from mindagent.dispatch.taskgraph import SUBTASK_EXECUTORS, SubtaskExecutorKind
+from mindagent.dispatch.teams import TEAM_MODES, TeamMode
 
 DOMAIN = typer.Option(domains.DEFAULT_DOMAIN, "--domain", help=" | ".join(domains.NAMES))
 LEVEL = typer.Option(None, "--level", help="level name or path to a level file (default: the domain's)")

@@ -13,15 +13,15 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from mindagent import domains
-from mindagent.brains import generation_settings, make_brain
+from mindagent.core import registry as domains
+from mindagent.dispatch.brains import generation_settings, make_brain
 from mindagent.cli import options as o
 from mindagent.cli.common import err, fail
-from mindagent.dispatcher import Dispatcher
-from mindagent.domain import SpecError
-from mindagent.episode import EpisodeResult, run_episode
+from mindagent.dispatch.dispatcher import Dispatcher
+from mindagent.core.domain import SpecError
+from mindagent.core.episode import EpisodeResult, run_episode
 from mindagent.llm.base import LLMError
-from mindagent.recording import CAP_ENV, Recorder, RecordingError, recording_path
+from mindagent.recordings.recording import CAP_ENV, Recorder, RecordingError, recording_path
 
 out = Console(highlight=False, soft_wrap=True)
 
@@ -127,7 +127,7 @@ def run(
 
 def replay(file: Path = typer.Argument(..., exists=True, dir_okay=False, help="a JSONL recording")) -> None:
     """Re-execute a recording through its domain; exit 1 at the first divergence."""
-    from mindagent.replay import replay_recording
+    from mindagent.recordings.replay import replay_recording
 
     try:
         report = replay_recording(file)
@@ -154,7 +154,7 @@ def prompt(
     as_json: bool = typer.Option(False, "--json", help="print the messages as JSON"),
 ) -> None:
     """Print the prompt the dispatcher would send at step 0 (a live-world domain is started for it)."""
-    from mindagent.memory import Memory
+    from mindagent.dispatch.memory import Memory
 
     spec = o.game_spec(domain, level, agents, tau, seed, rules, None, recipes)
     config = o.prompt_config(spec.domain, no_knowledge, no_recipes, no_instructions, demo, demo_agents, no_feedback, memory)

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 import typer
 from rich.console import Console
 
-from mindagent import domains
-from mindagent.brains import default_model
+from mindagent.core import registry as domains
+from mindagent.dispatch.brains import default_model
 from mindagent.cli import options as o
 from mindagent.cli.common import fail
 

@@ -15,7 +15,7 @@ from cuisineworld import load_level
 from demos import demo_level_path
 from feedback import step_lines
 from mindagent.cuisine.session import CuisineSession
-from mindagent.recording import read_recording
+from mindagent.recordings.recording import read_recording
 
 DEMO_TAU = 3.0
 DEMO_SEED = 0

@@ -9,9 +9,9 @@ from typing import Any
 from cuisineworld import LevelFileError, load_level
 from levels import level_names, load_level_data
 from mindagent.cuisine.session import CuisineSession
-from mindagent.domain import TRAINED_PREFIX, ReferenceFigures, SpecError
-from mindagent.policy import Policy
-from mindagent.spec import GameSpec
+from mindagent.core.domain import TRAINED_PREFIX, ReferenceFigures, SpecError
+from mindagent.dispatch.policy import Policy
+from mindagent.core.spec import GameSpec
 
 RULE_SETS = ("reference", "fixed")
 #: `--levels paper`: the paper's 12 levels, in level-number order (the order sweeps run and print).

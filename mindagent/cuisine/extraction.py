@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import regex
 
-from mindagent.limits import MAX_REPLY_CHARS
+from mindagent.recordings.limits import MAX_REPLY_CHARS
 
 VERBS = ("noop", "goto", "get", "put", "activate")
 

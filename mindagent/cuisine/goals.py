@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING
 from mindagent.cuisine.planners.demand import SPARE, Demand, Job, PlannerConfig
 from mindagent.cuisine.planners.scheduler import CuisinePlanner
 from mindagent.cuisine.planners.snapshot import Snapshot
-from mindagent.plans import GoalMenu
+from mindagent.dispatch.plans import GoalMenu
 
 if TYPE_CHECKING:
     from mindagent.cuisine.session import CuisineSession
-    from mindagent.domain import DomainSession
+    from mindagent.core.domain import DomainSession
 
 
 class GoalDemand(Demand):

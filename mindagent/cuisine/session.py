@@ -14,9 +14,9 @@ from mindagent.cuisine.goals import GoalExecutor, goal_menu
 from mindagent.cuisine.grammar import CommandSpace, agent_grammar, command_grammar
 from mindagent.cuisine.prompt_text import instructions_text, knowledge_text, recipes_text
 from mindagent.cuisine.taskgraph import TaskExecutor, task_graph
-from mindagent.domain import CommandError, Counts, DomainSession, DomainStep, PromptParts, Verdict
-from mindagent.plans import GoalMenu
-from mindagent.taskgraph import TaskGraph
+from mindagent.core.domain import CommandError, Counts, DomainSession, DomainStep, PromptParts, Verdict
+from mindagent.dispatch.plans import GoalMenu
+from mindagent.dispatch.taskgraph import TaskGraph
 
 
 class CuisineSession(DomainSession):

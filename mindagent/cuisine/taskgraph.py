@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING
 
 from mindagent.cuisine.planners.head_chef import ChefOrders
 from mindagent.cuisine.planners.scheduler import CuisinePlanner
-from mindagent.taskgraph import Subtask, TaskGraph
+from mindagent.dispatch.taskgraph import Subtask, TaskGraph
 
 if TYPE_CHECKING:
     from cuisineworld import World
-    from mindagent.domain import DomainSession
+    from mindagent.core.domain import DomainSession
 
 
 def kitchen_items(world: World) -> Counter[str]:

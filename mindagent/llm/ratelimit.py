@@ -4,7 +4,7 @@ A provider's limit is per key, not per process: eight workers that each keep to 
 minute send 480. So the budget is one object, `RateGate`, and every request asks it first. In
 one process the callers hold the object itself; across processes they hold a proxy to the single
 instance (a `multiprocessing` manager, or a Ray actor for `--executor ray`; see
-`mindagent.executors`), and the proxy only needs the two methods of `Gate`.
+`mindagent.evaluation.executors`), and the proxy only needs the two methods of `Gate`.
 
 The rule: a request holds a place in the `rpm` budget from the moment it is admitted until
 `window_s` seconds after it ends (answered, failed or cancelled); at most `rpm` places and at most

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from mindagent.recording import Recorder
+from mindagent.recordings.recording import Recorder
 
 #: Lines kept for a file not yet open (the rest of a waiting room's churn is not recorded).
 MAX_PENDING = 64

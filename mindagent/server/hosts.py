@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from mindagent.server.desk import RoomDesk
 from mindagent.server.room import Room, RoomSettings
 from mindagent.server.rooms import RoomRegistry
-from mindagent.spec import GameSpec
+from mindagent.core.spec import GameSpec
 
 if TYPE_CHECKING:
     from mindagent.server.connection import Connection

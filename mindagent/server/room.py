@@ -32,20 +32,20 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from mindagent.brains import Brain, LLMBrain, PolicyBrain
-from mindagent.dispatcher import Decision, Dispatcher, DispatchSettings
-from mindagent.domain import CommandError, DomainSession, DomainStep
-from mindagent.episode import Episode
+from mindagent.dispatch.brains import Brain, LLMBrain, PolicyBrain
+from mindagent.dispatch.dispatcher import Decision, Dispatcher, DispatchSettings
+from mindagent.core.domain import CommandError, DomainSession, DomainStep
+from mindagent.core.episode import Episode
 from mindagent.llm.redact import redact_text
-from mindagent.plans import Plan
-from mindagent.prompt.builder import PromptConfig
-from mindagent.scoring import collaboration_score
+from mindagent.dispatch.plans import Plan
+from mindagent.dispatch.prompt import PromptConfig
+from mindagent.evaluation.scoring import collaboration_score
 from mindagent.server.episode_log import EpisodeLog
 from mindagent.server.fanout import Frame, encode
 from mindagent.server.pacing import Pace
 from mindagent.server.protocol import QUESTIONNAIRE, ProtocolError, server_message
 from mindagent.server.scorecard import Scorecard
-from mindagent.spec import GameSpec
+from mindagent.core.spec import GameSpec
 
 log = logging.getLogger(__name__)
 

@@ -19,9 +19,9 @@ from typing import Any
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.interval import IntervalTrigger
 
-from mindagent import domains
-from mindagent.brains import Brain
-from mindagent.domain import DomainSession, SpecError
+from mindagent.core import registry as domains
+from mindagent.dispatch.brains import Brain
+from mindagent.core.domain import DomainSession, SpecError
 from mindagent.server.protocol import ProtocolError
 from mindagent.server.room import Room, RoomSettings
 

@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING, Any
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
-from mindagent import domains
-from mindagent.brains import Brain, make_brain
+from mindagent.core import registry as domains
+from mindagent.dispatch.brains import Brain, make_brain
 from mindagent.server import protocol as p
 from mindagent.server.desk import RoomDesk
 from mindagent.server.fanout import text_of

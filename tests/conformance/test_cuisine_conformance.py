@@ -10,10 +10,10 @@ from __future__ import annotations
 import pytest
 
 from levels import level_names
-from mindagent import domains
-from mindagent.conformance import CHECKS, ConformanceError, ConformanceReport, domain_api_test
-from mindagent.domain import DomainSession
-from mindagent.spec import GameSpec
+from mindagent.core import registry as domains
+from mindagent.core.conformance import CHECKS, ConformanceError, ConformanceReport, domain_api_test
+from mindagent.core.domain import DomainSession
+from mindagent.core.spec import GameSpec
 
 LEVELS = level_names()
 #: Short episodes: long enough for orders to be delivered and to expire, short enough to end.

@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 
-from mindagent import domains
-from mindagent.conformance import domain_api_test
-from mindagent.spec import GameSpec
+from mindagent.core import registry as domains
+from mindagent.core.conformance import domain_api_test
+from mindagent.core.spec import GameSpec
 from minecraft import MinecraftSession, ServerAddress
 from minecraft.kitchen import DISHES
 from minecraft.protocol import EventLine

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from cuisineworld import load_level
-from mindagent.conformance import CHECKS, ConformanceError, domain_api_test, domain_api_test_sync
+from mindagent.core.conformance import CHECKS, ConformanceError, domain_api_test, domain_api_test_sync
 from mindagent.cuisine.extraction import extract_commands
 from mindagent.cuisine.session import CuisineSession
-from mindagent.domain import Counts, DomainStep, PromptParts, Verdict
+from mindagent.core.domain import Counts, DomainStep, PromptParts, Verdict
 
 LEVEL = "level_3"
 STEPS = 12

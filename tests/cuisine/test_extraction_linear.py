@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mindagent.cuisine.extraction import MAX_TEXT, extract_commands
-from mindagent.plans import split_plan
+from mindagent.dispatch.plans import split_plan
 from minecraft.commands import extract_commands as mc_extract
 
 PIECES = ["\n", " ", "\t", "\r\n", "`", "```", "```py\n", "***", "*", "#", "> ", "- ", "_", "answer:", "Answer -",

@@ -15,15 +15,15 @@ from typing import Any
 from fakes import ScriptedModel
 
 from cuisineworld import load_level
-from mindagent import domains
-from mindagent.brains import LLMBrain
+from mindagent.core import registry as domains
+from mindagent.dispatch.brains import LLMBrain
 from mindagent.cuisine.session import CuisineSession
-from mindagent.dispatcher import Dispatcher, DispatchSettings
-from mindagent.episode import run_episode
+from mindagent.dispatch.dispatcher import Dispatcher, DispatchSettings
+from mindagent.core.episode import run_episode
 from mindagent.llm.base import Message
-from mindagent.prompt.builder import PromptConfig
-from mindagent.recording import Recorder, read_recording
-from mindagent.spec import GameSpec
+from mindagent.dispatch.prompt import PromptConfig
+from mindagent.recordings.recording import Recorder, read_recording
+from mindagent.core.spec import GameSpec
 
 
 def test_the_dispatcher_is_told_every_agents_reach_and_knowledge():

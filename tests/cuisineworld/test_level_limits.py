@@ -1,4 +1,4 @@
-"""Level and recipe files are held to the limits in `mindagent/limits.py` before any work: the
+"""Level and recipe files are held to the limits in `mindagent/recordings/limits.py` before any work: the
 size before parsing, the counts, the recipe tree's depth and expansion, and every number. Each
 refusal is one `LevelFileError` naming the file, the field and the problem."""
 

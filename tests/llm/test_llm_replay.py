@@ -153,7 +153,7 @@ def test_bad_files(tmp_path: Path) -> None:
 @pytest.mark.asyncio
 async def test_cassette_written_by_the_dispatchers_call_records(tmp_path: Path) -> None:
     """The key contract with the recorder: `Call.to_dict()` lines replay through prompt_key."""
-    brains = pytest.importorskip("mindagent.brains")
+    brains = pytest.importorskip("mindagent.dispatch.brains")
     from mindagent.llm import Usage
 
     sent = msgs("state 4")

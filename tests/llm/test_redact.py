@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mindagent.brains import generation_settings
+from mindagent.dispatch.brains import generation_settings
 from mindagent.llm import make_client
 from mindagent.llm.redact import redact_text, redact_url
 from mindagent.llm.retry import describe

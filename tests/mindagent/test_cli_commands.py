@@ -86,7 +86,7 @@ def test_play_in_the_terminal_shows_state_and_reasons():
 
 
 def test_a_broken_unit_does_not_sink_the_sweep(tmp_path, monkeypatch):
-    import mindagent.evaluation as evaluation
+    import mindagent.evaluation.sweep as evaluation
 
     real = evaluation.run_tau
 

@@ -7,15 +7,15 @@ import asyncio
 
 import pytest
 
-from mindagent import domains
-from mindagent.brains import make_brain
-from mindagent.dispatcher import Dispatcher
-from mindagent.domains import make_session
-from mindagent.episode import run_episode
-from mindagent.prompt.builder import PromptConfig
-from mindagent.recording import Recorder, read_recording
-from mindagent.replay import replay_recording
-from mindagent.spec import GameSpec
+from mindagent.core import registry as domains
+from mindagent.dispatch.brains import make_brain
+from mindagent.dispatch.dispatcher import Dispatcher
+from mindagent.core.registry import make_session
+from mindagent.core.episode import run_episode
+from mindagent.dispatch.prompt import PromptConfig
+from mindagent.recordings.recording import Recorder, read_recording
+from mindagent.recordings.replay import replay_recording
+from mindagent.core.spec import GameSpec
 
 STEPS = 3
 

@@ -1,4 +1,4 @@
-"""The core names no game: everything above the domain contract goes through `mindagent.domains`.
+"""The core names no game: everything above the domain contract goes through `mindagent.core.registry`.
 
 A third domain must need no change above the contract, so the core's modules, the server (page
 included) and the CLI must not mention a concrete game. The exceptions are the registry itself

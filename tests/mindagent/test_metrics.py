@@ -14,14 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from mindagent import domains
-from mindagent.brains import PolicyBrain
-from mindagent.dispatcher import Dispatcher
-from mindagent.episode import run_episode
-from mindagent.metrics import episode_metrics, gini, mean_metrics
-from mindagent.prompt.builder import PromptConfig
-from mindagent.recording import Recorder, RecordingError
-from mindagent.spec import GameSpec
+from mindagent.core import registry as domains
+from mindagent.dispatch.brains import PolicyBrain
+from mindagent.dispatch.dispatcher import Dispatcher
+from mindagent.core.episode import run_episode
+from mindagent.evaluation.metrics import episode_metrics, gini, mean_metrics
+from mindagent.dispatch.prompt import PromptConfig
+from mindagent.recordings.recording import Recorder, RecordingError
+from mindagent.core.spec import GameSpec
 
 IDLE = ["noop_agent0", "noop_agent1"]
 #: Both agents fetch, both put, agent0 starts the blender, agent1 carries the dish out.
@@ -158,7 +158,7 @@ def test_eval_results_carry_the_metrics_of_every_episode(tmp_path: Path) -> None
     from typer.testing import CliRunner
 
     from mindagent.cli import app
-    from mindagent.metrics import aggregate_metrics, eval_episode
+    from mindagent.evaluation.metrics import aggregate_metrics, eval_episode
 
     out, rec = tmp_path / "e.json", tmp_path / "rec"
     args = ["eval", "--levels", "level_3", "--agents", "2", "--taus", "1.0,2.0", "--episodes", "2", "--steps", "25",
@@ -213,7 +213,7 @@ def test_eval_measures_episodes_without_recording_them(tmp_path: Path) -> None:
 
 
 def test_aggregate_sums_counts_and_averages_figures_where_defined() -> None:
-    from mindagent.metrics import aggregate_metrics
+    from mindagent.evaluation.metrics import aggregate_metrics
 
     def episode(ok: tuple[int, int], tes: float | None, nodes: list[int], completed: int, tokens: int) -> dict:
         return {"steps": 10, "completed": completed, "failed": 1, "active": 0, "balance_gini": 0.1,

@@ -87,7 +87,7 @@ def test_run_reports_a_broken_reply_in_one_line(tmp_path, kind):
 
 
 def test_a_huge_reply_is_cut_and_noted(tmp_path):
-    from mindagent.limits import MAX_REPLY_CHARS
+    from mindagent.recordings.limits import MAX_REPLY_CHARS
 
     huge = "goto_agent0_storage0 " + "blah " * 400_000  # 2 MB
     with stub_server(lambda path, body: chat(huge)) as stub:

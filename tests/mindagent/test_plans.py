@@ -16,16 +16,16 @@ import pytest
 from fakes import ScriptedModel
 from gbnf_regex import gbnf_to_regex
 
-from mindagent import domains
-from mindagent.brains import LLMBrain
-from mindagent.dispatcher import Dispatcher, DispatchSettings
-from mindagent.domain import SpecError
-from mindagent.episode import run_episode
+from mindagent.core import registry as domains
+from mindagent.dispatch.brains import LLMBrain
+from mindagent.dispatch.dispatcher import Dispatcher, DispatchSettings
+from mindagent.core.domain import SpecError
+from mindagent.core.episode import run_episode
 from mindagent.llm.base import Message
-from mindagent.plans import goal_grammar, parse_goal, plan_grammar, split_plan
-from mindagent.prompt.builder import PromptConfig
-from mindagent.recording import Recorder, read_recording
-from mindagent.spec import GameSpec
+from mindagent.dispatch.plans import goal_grammar, parse_goal, plan_grammar, split_plan
+from mindagent.dispatch.prompt import PromptConfig
+from mindagent.recordings.recording import Recorder, read_recording
+from mindagent.core.spec import GameSpec
 
 
 def session(level: str = "level_3", steps: int | None = 40):  # type: ignore[no-untyped-def]

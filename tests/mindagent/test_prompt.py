@@ -9,11 +9,11 @@ import pytest
 from fakes import ScriptedModel
 
 from cuisineworld import load_level
-from mindagent.brains import LLMBrain
+from mindagent.dispatch.brains import LLMBrain
 from mindagent.cuisine.session import CuisineSession
-from mindagent.dispatcher import Dispatcher
-from mindagent.episode import run_episode
-from mindagent.prompt.builder import PromptConfig
+from mindagent.dispatch.dispatcher import Dispatcher
+from mindagent.core.episode import run_episode
+from mindagent.dispatch.prompt import PromptConfig
 
 
 def session_for(level="level_3", agents=2, rules="reference", **kw) -> CuisineSession:

@@ -13,11 +13,11 @@ from stub_llm import chat, stub_server
 from typer.testing import CliRunner
 
 from mindagent.cli import app
-from mindagent.limits import MAX_AGENTS, MAX_STEPS
+from mindagent.recordings.limits import MAX_AGENTS, MAX_STEPS
 from mindagent.llm import make_client
-from mindagent.recording import CAP_ENV, Recorder, RecordingError, load_recording, read_recording
-from mindagent.replay import replay_recording
-from mindagent.spec import GameSpec
+from mindagent.recordings.recording import CAP_ENV, Recorder, RecordingError, load_recording, read_recording
+from mindagent.recordings.replay import replay_recording
+from mindagent.core.spec import GameSpec
 
 runner = CliRunner()
 
@@ -138,8 +138,8 @@ def test_the_cap_is_configurable_and_run_and_replay_say_it_was_reached(tmp_path:
 
 
 def test_a_bad_cap_setting_falls_back_to_the_default(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    from mindagent.limits import MAX_RECORDING_BYTES
-    from mindagent.recording import recording_cap
+    from mindagent.recordings.limits import MAX_RECORDING_BYTES
+    from mindagent.recordings.recording import recording_cap
 
     for raw in ("lots", "0", "nan", "-5"):
         monkeypatch.setenv(CAP_ENV, raw)

@@ -7,11 +7,11 @@ import asyncio
 from fakes import ScriptedModel
 
 from cuisineworld import load_level
-from mindagent.brains import LLMBrain
+from mindagent.dispatch.brains import LLMBrain
 from mindagent.cuisine.session import CuisineSession
-from mindagent.dispatcher import Dispatcher
-from mindagent.memory import Memory
-from mindagent.prompt.builder import PromptConfig
+from mindagent.dispatch.dispatcher import Dispatcher
+from mindagent.dispatch.memory import Memory
+from mindagent.dispatch.prompt import PromptConfig
 
 
 def decide(answers, repair):

@@ -9,7 +9,7 @@ from conftest import require_module
 from typer.testing import CliRunner
 
 from mindagent.cli import app
-from mindagent.seeds import per_seed_values
+from mindagent.evaluation.seeds import per_seed_values
 
 runner = CliRunner()
 SMALL = ["eval", "--levels", "level_1,level_2", "--agents", "2", "--taus", "1.0,3.0", "--episodes", "1",

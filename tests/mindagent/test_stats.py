@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mindagent.stats import bootstrap_interval, paired_test, parse_seeds, sign_flip_p, verdict
+from mindagent.evaluation.stats import bootstrap_interval, paired_test, parse_seeds, sign_flip_p, verdict
 
 
 def test_parse_seeds():

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from mindagent.brains import PolicyBrain
-from mindagent.dispatcher import Dispatcher
-from mindagent.episode import Episode
-from mindagent.recording import Recorder, read_recording
+from mindagent.dispatch.brains import PolicyBrain
+from mindagent.dispatch.dispatcher import Dispatcher
+from mindagent.core.episode import Episode
+from mindagent.recordings.recording import Recorder, read_recording
 from minecraft import EmbeddedServer, KitchenConfig, MinecraftPlanner, MinecraftSession
 from minecraft.kitchen import MOBS
 from minecraft.session import WorldLost

@@ -7,7 +7,7 @@ import pytest
 from typer.testing import CliRunner
 
 from mindagent.cli import app
-from mindagent.spec import GameSpec
+from mindagent.core.spec import GameSpec
 from minecraft.domain import DOMAIN
 
 

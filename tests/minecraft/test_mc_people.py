@@ -47,8 +47,8 @@ def test_a_world_beyond_loopback_is_warned_about(caplog: pytest.LogCaptureFixtur
 
 
 def test_the_world_address_and_clock_are_game_options() -> None:
-    from mindagent.domain import SpecError
-    from mindagent.spec import GameSpec
+    from mindagent.core.domain import SpecError
+    from mindagent.core.spec import GameSpec
     from minecraft.domain import DOMAIN
 
     spec = DOMAIN.validate(GameSpec("minecraft", agents=2, options={"mc_bind": "0.0.0.0", "mc_clock": "realtime",

@@ -3,7 +3,7 @@ protocol's behaviour without Node, Minecraft or timing."""
 
 import pytest
 
-from mindagent.domain import DomainSession
+from mindagent.core.domain import DomainSession
 from minecraft import MinecraftPlanner, MinecraftSession, ServerAddress
 from minecraft.transport import ActionFailed
 

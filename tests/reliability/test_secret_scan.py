@@ -15,7 +15,7 @@ from websockets.asyncio.client import connect
 
 import mindagent.llm.retry as retry
 from mindagent.server import GameServer, ServerConfig
-from mindagent.spec import GameSpec
+from mindagent.core.spec import GameSpec
 
 SECRET = "PLANTED-s3cret-4a5b6c"
 

@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 from fakes import ScriptedModel
 
-from mindagent import domains
-from mindagent.brains import LLMBrain
-from mindagent.dispatcher import DispatchSettings
+from mindagent.core import registry as domains
+from mindagent.dispatch.brains import LLMBrain
+from mindagent.dispatch.dispatcher import DispatchSettings
 from mindagent.llm.base import Completion, GenerationConfig, Message
 from mindagent.server.room import Room, RoomSettings
-from mindagent.spec import GameSpec
+from mindagent.core.spec import GameSpec
 
 
 class GatedModel(ScriptedModel):
@@ -105,7 +105,7 @@ async def test_a_decision_past_the_room_timeout_is_a_room_error(tmp_path: Path) 
 async def test_a_room_with_the_model_executor_falls_back_to_the_rule_for_a_built_in_policy(tmp_path: Path) -> None:
     """The model executor needs a language model; a room switched to the planner keeps playing
     the task graph with the rule executor."""
-    from mindagent.brains import make_brain
+    from mindagent.dispatch.brains import make_brain
 
     model = ScriptedModel(["agent0: o0.cookedRice\nagent1: o0.tunaSashimi", "goto_agent0_storage0",
                            "goto_agent1_storage0"])

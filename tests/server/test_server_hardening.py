@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from mindagent.recording import read_recording
+from mindagent.recordings.recording import read_recording
 from mindagent.server import GameServer, ServerConfig
 from mindagent.server.http import host_name, served_names
 from mindagent.server.protocol import ProtocolError

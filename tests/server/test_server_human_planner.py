@@ -12,7 +12,7 @@ import pytest
 
 from cuisineworld import load_level
 from levels.loader import level_names
-from mindagent.brains import PolicyBrain
+from mindagent.dispatch.brains import PolicyBrain
 from mindagent.cuisine.planners import CuisinePlanner
 from mindagent.server.room import Room
 

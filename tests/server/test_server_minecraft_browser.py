@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from mindagent.server import GameServer, ServerConfig
-from mindagent.spec import GameSpec
+from mindagent.core.spec import GameSpec
 from minecraft.transport import NODE_DIR
 
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio]

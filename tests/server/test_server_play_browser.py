@@ -24,7 +24,7 @@ import pytest
 from mindagent.cuisine.planners import CuisinePlanner
 from mindagent.server import GameServer, ServerConfig
 from mindagent.server.pacing import COUNTDOWN_S, HUMAN_TICK_S
-from mindagent.spec import GameSpec
+from mindagent.core.spec import GameSpec
 
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio]
 CHROMIUM = "/usr/bin/chromium"

@@ -11,8 +11,8 @@ from fakes import ScriptedModel
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from mindagent.brains import LLMBrain, PolicyBrain
-from mindagent.recording import read_recording
+from mindagent.dispatch.brains import LLMBrain, PolicyBrain
+from mindagent.recordings.recording import read_recording
 from mindagent.server import GameServer
 
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio]

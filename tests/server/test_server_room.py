@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from fakes import ScriptedModel
 
-from mindagent.brains import LLMBrain, PolicyBrain
+from mindagent.dispatch.brains import LLMBrain, PolicyBrain
 from mindagent.llm.base import Completion, GenerationConfig, Message
-from mindagent.recording import read_recording
-from mindagent.replay import replay_recording_async
+from mindagent.recordings.recording import read_recording
+from mindagent.recordings.replay import replay_recording_async
 from mindagent.server.protocol import ProtocolError
 
 

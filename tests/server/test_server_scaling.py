@@ -15,12 +15,12 @@ from typing import Any
 import pytest
 from websockets.asyncio.client import connect
 
-from mindagent.domains import make_session
+from mindagent.core.registry import make_session
 from mindagent.server import GameServer, ServerConfig
 from mindagent.server.fanout import Frame
 from mindagent.server.lane import FrameLane
 from mindagent.server.room import Room, RoomSettings
-from mindagent.spec import GameSpec
+from mindagent.core.spec import GameSpec
 
 from .conftest import tiny_brain
 

@@ -18,7 +18,7 @@ from websockets.asyncio.client import connect
 from mindagent.server import GameServer, ServerConfig
 from mindagent.server.rooms import NO_ROOM_TEXT
 from mindagent.server.shards import ShardSet
-from mindagent.spec import GameSpec
+from mindagent.core.spec import GameSpec
 
 from .conftest import Client
 

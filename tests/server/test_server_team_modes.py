@@ -21,13 +21,13 @@ import pytest
 import pytest_asyncio
 from fakes import ScriptedModel
 
-from mindagent import domains
-from mindagent.brains import Brain, LLMBrain, make_brain
-from mindagent.dispatcher import DispatchSettings
+from mindagent.core import registry as domains
+from mindagent.dispatch.brains import Brain, LLMBrain, make_brain
+from mindagent.dispatch.dispatcher import DispatchSettings
 from mindagent.llm.base import Message
-from mindagent.recording import read_recording
+from mindagent.recordings.recording import read_recording
 from mindagent.server import GameServer, ServerConfig
-from mindagent.spec import GameSpec
+from mindagent.core.spec import GameSpec
 
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio]
 

@@ -4,7 +4,7 @@ Per (level, agents, tau): one World seeded once, three consecutive 60-step episo
 generator carries over between them). Rate per tau = completed / (completed + failed + still
 active) summed over the episodes; CoS = mean rate over the five taus. The paper's stated formula,
 completed / (completed + failed), is reported next to it as `cos_formula` (`cos_paper` in the
-results file, as `mindagent.evaluation` writes it).
+results file, as `mindagent.evaluation.sweep` writes it).
 
 Example::
 
@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from cuisineworld import PAPER_TAUS, Level, World, load_level
-from mindagent.scoring import TauResult, cos, cos_paper
+from mindagent.evaluation.scoring import TauResult, cos, cos_paper
 
 EPISODES_PER_TAU = 3
 

@@ -77,7 +77,7 @@ from dataclasses import dataclass, field
 
 from cuisineworld import MAX_ACTIVE_ORDERS, PAPER_TAUS, Level, World, load_level
 from mindagent.cuisine.planners.recipes import RecipeBook
-from mindagent.domain import RunProtocol
+from mindagent.core.domain import RunProtocol
 
 EPISODES = 3
 #: Commands a hand-off adds: the put on the relay, the goto before it, and the other agent's get.

@@ -26,7 +26,7 @@ from cuisineworld import load_level
 from mindagent.cuisine.rl.actions import ActionTable
 from mindagent.cuisine.rl.observe import Observer
 from mindagent.cuisine.rl.train import POLICY_FILE
-from mindagent.domain import SpecError
+from mindagent.core.domain import SpecError
 
 PREFIX = "policy:"
 SAMPLE_SUFFIX = "?sample"

@@ -16,7 +16,7 @@ from mindagent.cuisine.paper import (
 )
 from mindagent.cuisine.planners import CuisinePlanner
 from mindagent.cuisine.planners.evaluate import run_cell
-from mindagent.plots import plot_results
+from mindagent.evaluation.plots import plot_results
 
 
 def test_gpt4_table_is_complete_and_its_averages_agree():

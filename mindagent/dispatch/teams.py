@@ -7,7 +7,7 @@
   short ``say:`` line for the others. N agents cost N calls per step, which is what the
   comparison in the README measures.
 - ``taskgraph`` (VillagerAgent): a manager splits the open orders into a graph of subtasks and
-  assigns them; an executor turns each agent's subtask into commands (`mindagent.taskgraph`).
+  assigns them; an executor turns each agent's subtask into commands (`mindagent.dispatch.taskgraph`).
 
 This module holds the decentral agent's prompt pieces; nothing here knows any game (a domain
 gives the one-agent command grammar through `DomainSession.agent_grammar`).

@@ -13,7 +13,7 @@ agent's one command (held to the domain's one-agent grammar locally). An answer 
 command for the agent idles it and tells it so at the next step; a command the look-ahead
 refuses fails the subtask, and the manager assigns again at the next step.
 
-It is a `Plan` like goal mode's (`mindagent.plans`): the assignment stands while it fits, and
+It is a `Plan` like goal mode's (`mindagent.dispatch.plans`): the assignment stands while it fits, and
 the manager is asked again when a subtask is done, when one fails (its order expired, or its
 agent's command was refused) or when the orders change; every re-plan is one recorded call.
 Nothing here knows any game.
@@ -27,10 +27,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from mindagent.llm.base import Message
-from mindagent.plans import Plan
+from mindagent.dispatch.plans import Plan
 
 if TYPE_CHECKING:
-    from mindagent.domain import DomainSession
+    from mindagent.core.domain import DomainSession
 
 
 SubtaskExecutorKind = Literal["rule", "model"]

@@ -3,7 +3,7 @@
 `mindagent eval --seeds 0-9 --out results/planner.json` keeps each seed's run in its own ordinary
 results file (``planner.seed3.json``: resumable, comparable, plottable like any other) and writes
 ``planner.json`` as the summary: per cell the mean CoS over the seeds, its 95 % bootstrap interval
-(`mindagent.stats`) and the per-seed values. `per_seed_values` reads either kind of file, so
+(`mindagent.evaluation.stats`) and the per-seed values. `per_seed_values` reads either kind of file, so
 `mindagent compare` pairs a summary with a summary or a single run with a single run.
 
 Example::
@@ -20,8 +20,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from mindagent.evaluation import EvalConfig, Results
-from mindagent.stats import bootstrap_interval, mean
+from mindagent.evaluation.sweep import EvalConfig, Results
+from mindagent.evaluation.stats import bootstrap_interval, mean
 
 SUMMARY_SCHEMA = "mindagent/seed-sweep@1"
 CellKey = tuple[str, int]

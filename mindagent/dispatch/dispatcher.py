@@ -1,7 +1,7 @@
 """The dispatcher's thinking for one step: build the prompt, ask, extract, check (and repair).
 
 `Dispatcher.decide` is pure thinking; stepping the game, feedback, memory and the recording are
-`mindagent.episode`'s, which `run`, `eval` and the game server all share.
+`mindagent.core.episode`'s, which `run`, `eval` and the game server all share.
 """
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from demos import Demo
-from mindagent.brains import Brain, Call, LLMBrain
-from mindagent.domain import DomainSession, SpecError, Verdict
+from mindagent.dispatch.brains import Brain, Call, LLMBrain
+from mindagent.core.domain import DomainSession, SpecError, Verdict
 from mindagent.llm.base import Message, Usage
-from mindagent.memory import Memory
-from mindagent.partners import Partner, make_partner
-from mindagent.plans import (
+from mindagent.dispatch.memory import Memory
+from mindagent.dispatch.partners import Partner, make_partner
+from mindagent.dispatch.plans import (
     CommandPlan,
     DispatchMode,
     Executor,
@@ -28,8 +28,8 @@ from mindagent.plans import (
     plan_instruction,
     split_plan,
 )
-from mindagent.prompt.builder import PromptConfig, build_messages, format_turn
-from mindagent.taskgraph import (
+from mindagent.dispatch.prompt import PromptConfig, build_messages, format_turn
+from mindagent.dispatch.taskgraph import (
     ManagerPrompt,
     SubtaskExecutor,
     SubtaskExecutorKind,
@@ -39,7 +39,7 @@ from mindagent.taskgraph import (
     parse_assignment,
     subtask_turn,
 )
-from mindagent.teams import TeamMode, agent_answer_grammar, agent_turn, parse_message
+from mindagent.dispatch.teams import TeamMode, agent_answer_grammar, agent_turn, parse_message
 
 REPAIR_REQUEST = "Some of those commands would be refused:\n{lines}\nAnswer again with one corrected command per agent."
 NO_COMMAND_REQUEST = "No command could be read from that answer. Answer again with one command per agent, one per line."
@@ -83,7 +83,7 @@ class DispatchSettings:
     """How the dispatcher answers: one step at a time, a plan of up to `plan_steps` steps, or goals
     for the domain's executor, renewed every `goal_every` steps or when the goal menu changes.
 
-    `team` is how the team is organised (`mindagent.teams`): one central dispatcher (the paper),
+    `team` is how the team is organised (`mindagent.dispatch.teams`): one central dispatcher (the paper),
     one call per agent (decentral) or a task-graph manager; `control` the agents the dispatcher
     commands (None: all) and `partners` the policy that plays the others; `executor` who turns a
     task-graph agent's subtask into its commands (the domain's rule, or the model). Only settings
@@ -147,7 +147,7 @@ class Dispatcher:
             if max(dispatch.control) >= session.n_agents:
                 raise SpecError(f"--control names agent{max(dispatch.control)}; this game has {session.n_agents} agents")
             if partner is None:
-                from mindagent import domains  # the registry, imported late: it imports the domains
+                from mindagent.core import registry as domains  # the registry, imported late: it imports the domains
 
                 partner = make_partner(dispatch.partners, domains.get(session.domain), seed)
         wants_demo = (prompt.demo != "none" and (brain is None or brain.needs_prompt)
@@ -242,7 +242,7 @@ class Dispatcher:
                                notes: Mapping[int, Sequence[str]], head_chef: Sequence[str] = (),
                                people: Sequence[str] = ()) -> tuple[list[str], list[Call], list[int]]:
         """The model executor: one call per agent of `plan` that has a subtask, each writing that
-        agent's one command (see `mindagent.taskgraph.subtask_turn` for what it is shown; the
+        agent's one command (see `mindagent.dispatch.taskgraph.subtask_turn` for what it is shown; the
         prompt's components are the dispatcher's, without demo or memory: the subtask and the
         feedback say what is going on). An agent without a subtask idles without a call; an
         answer holding no command of its agent idles it too and is returned in the third list,

@@ -39,11 +39,12 @@ from dataclasses import dataclass
 from multiprocessing.managers import BaseManager
 from typing import Any
 
-from mindagent import domains, evaluation
-from mindagent.brains import Brain, make_brain
-from mindagent.evaluation import EvalConfig, Results
+from mindagent.core import registry as domains
+from mindagent.evaluation import sweep as evaluation
+from mindagent.dispatch.brains import Brain, make_brain
+from mindagent.evaluation.sweep import EvalConfig, Results
 from mindagent.llm.ratelimit import Gate, RateGate, RateLimits
-from mindagent.scoring import TauResult
+from mindagent.evaluation.scoring import TauResult
 
 log = logging.getLogger(__name__)
 

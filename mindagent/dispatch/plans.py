@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
-from mindagent.domain import DomainSession
+from mindagent.core.domain import DomainSession
 from mindagent.llm.base import Message
 
 DispatchMode = Literal["step", "plan", "goals"]

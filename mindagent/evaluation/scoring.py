@@ -33,7 +33,7 @@ class TauResult:
     cached_tokens: int = 0
     output_tokens: int = 0
     model_errors: int = 0
-    #: Each episode's process metrics (`mindagent.metrics.eval_episode`); empty in files from
+    #: Each episode's process metrics (`mindagent.evaluation.metrics.eval_episode`); empty in files from
     #: before eval measured them.
     episodes: tuple[dict[str, Any], ...] = ()
 
@@ -48,7 +48,7 @@ class TauResult:
         return self.completed / total if total else 0.0
 
     def to_dict(self) -> dict[str, object]:
-        """Counts, costs and rate (the episodes' metrics are `mindagent.evaluation`'s to write)."""
+        """Counts, costs and rate (the episodes' metrics are `mindagent.evaluation.sweep`'s to write)."""
         out: dict[str, object] = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "episodes"}
         out["rate"] = round(self.rate, 6)
         return out

@@ -10,10 +10,10 @@ import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
-from mindagent import domains
-from mindagent.domain import DomainSession, ReplayUnsupported, SpecError
-from mindagent.recording import RecordingError, load_recording
-from mindagent.spec import GameSpec
+from mindagent.core import registry as domains
+from mindagent.core.domain import DomainSession, ReplayUnsupported, SpecError
+from mindagent.recordings.recording import RecordingError, load_recording
+from mindagent.core.spec import GameSpec
 
 
 @dataclass(frozen=True)

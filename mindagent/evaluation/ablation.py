@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mindagent.brains import Brain
-from mindagent.evaluation import EvalConfig, Results, run_eval
+from mindagent.dispatch.brains import Brain
+from mindagent.evaluation.sweep import EvalConfig, Results, run_eval
 
 log = logging.getLogger(__name__)
 

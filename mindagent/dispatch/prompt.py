@@ -12,9 +12,9 @@ from dataclasses import asdict, dataclass
 from typing import Literal
 
 from demos import Demo
-from mindagent.domain import PromptParts
+from mindagent.core.domain import PromptParts
 from mindagent.llm.base import Message
-from mindagent.memory import Turn
+from mindagent.dispatch.memory import Turn
 
 DemoMode = Literal["full", "few-step", "none"]
 

@@ -22,10 +22,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mindagent import domains
-from mindagent.domain import DomainSession
-from mindagent.recording import RecordingError, read_recording
-from mindagent.spec import GameSpec
+from mindagent.core import registry as domains
+from mindagent.core.domain import DomainSession
+from mindagent.recordings.recording import RecordingError, read_recording
+from mindagent.core.spec import GameSpec
 
 
 @dataclass

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from typing import Generic, Protocol, TypeVar
 
-from mindagent.domain import DomainSession
+from mindagent.core.domain import DomainSession
 
 S_contra = TypeVar("S_contra", bound=DomainSession, contravariant=True)
 S = TypeVar("S", bound=DomainSession)

@@ -16,12 +16,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mindagent.domain import TRAINED_PREFIX, Domain, DomainSession, SpecError
-from mindagent.limits import MAX_REPLY_CHARS
+from mindagent.core.domain import TRAINED_PREFIX, Domain, DomainSession, SpecError
+from mindagent.recordings.limits import MAX_REPLY_CHARS
 from mindagent.llm.base import Completion, GenerationConfig, LLMClient, LLMError, Message, Usage
 from mindagent.llm.ratelimit import Gate
 from mindagent.llm.redact import redact_text, redact_url
-from mindagent.policy import Policy
+from mindagent.dispatch.policy import Policy
 
 log = logging.getLogger(__name__)
 

@@ -20,8 +20,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from mindagent.domain import Domain, DomainSession, SpecError
-from mindagent.recording import RecordingError, read_recording
+from mindagent.core.domain import Domain, DomainSession, SpecError
+from mindagent.recordings.recording import RecordingError, read_recording
 
 PARTNER_KINDS = ("planner", "random", "noop", "replay:FILE")
 

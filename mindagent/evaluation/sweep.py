@@ -7,7 +7,7 @@ sweep resumes where it stopped. A unit whose model calls failed beyond the retri
 unit (saved under ``failed`` with its error, redone on resume, and `eval` exits 1), never a tau
 of idle agents scored as zeros.
 
-Every episode is also measured (`mindagent.metrics`, the definitions of `mindagent metrics`),
+Every episode is also measured (`mindagent.evaluation.metrics`, the definitions of `mindagent metrics`),
 recorded to a file or not: each tau carries its episodes' metrics and their aggregate, and each
 cell the aggregate over all its episodes, in the JSON and as columns of the CSV.
 """
@@ -24,17 +24,17 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mindagent import domains
-from mindagent.brains import Brain
-from mindagent.dispatcher import Dispatcher, DispatchSettings
-from mindagent.domain import RunProtocol
-from mindagent.episode import ModelCallsFailed, run_episode
+from mindagent.core import registry as domains
+from mindagent.dispatch.brains import Brain
+from mindagent.dispatch.dispatcher import Dispatcher, DispatchSettings
+from mindagent.core.domain import RunProtocol
+from mindagent.core.episode import ModelCallsFailed, run_episode
 from mindagent.llm.redact import redact_text
-from mindagent.metrics import aggregate_metrics, eval_episode, records_metrics
-from mindagent.prompt.builder import PromptConfig
-from mindagent.recording import Recorder, recording_path
-from mindagent.scoring import PAPER_TAUS, TauResult, cos, cos_paper
-from mindagent.spec import GameSpec
+from mindagent.evaluation.metrics import aggregate_metrics, eval_episode, records_metrics
+from mindagent.dispatch.prompt import PromptConfig
+from mindagent.recordings.recording import Recorder, recording_path
+from mindagent.evaluation.scoring import PAPER_TAUS, TauResult, cos, cos_paper
+from mindagent.core.spec import GameSpec
 
 log = logging.getLogger(__name__)
 

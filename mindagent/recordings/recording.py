@@ -22,13 +22,13 @@ from typing import IO, TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from mindagent.limits import MAX_AGENTS, MAX_HEADER_TEXT, MAX_RECORDING_BYTES, MAX_STEPS, MAX_TAU
+from mindagent.recordings.limits import MAX_AGENTS, MAX_HEADER_TEXT, MAX_RECORDING_BYTES, MAX_STEPS, MAX_TAU
 
 if TYPE_CHECKING:
-    from mindagent.dispatcher import Decision
-    from mindagent.domain import DomainStep
-    from mindagent.episode import EpisodeResult
-    from mindagent.spec import GameSpec
+    from mindagent.dispatch.dispatcher import Decision
+    from mindagent.core.domain import DomainStep
+    from mindagent.core.episode import EpisodeResult
+    from mindagent.core.spec import GameSpec
 
 FORMAT = "mindagent/recording@1"
 #: Environment variable: megabytes one recording may grow to (default MAX_RECORDING_BYTES).
@@ -168,7 +168,7 @@ class RecordingError(ValueError):
 
 
 class RecordingHeader(BaseModel):
-    """The header fields every reader relies on, each bounded (mindagent/limits.py), checked
+    """The header fields every reader relies on, each bounded (mindagent/recordings/limits.py), checked
     before a game is built from them; other fields pass through to the domain's `restore`."""
 
     model_config = ConfigDict(extra="allow")

@@ -5,7 +5,7 @@ so how much a bigger team helps and how fast the rate falls as orders come faste
 a glance. The legend gives each line's CoS and, for the paper's cells under the reference rules,
 the paper's figure for that cell (the domain's `reference_figures`).
 
-Results file (as `mindagent.evaluation` writes it; `cos_paper` is the paper's stated formula)::
+Results file (as `mindagent.evaluation.sweep` writes it; `cos_paper` is the paper's stated formula)::
 
     {"config": {"model": "planner", "rules": "reference", ...},
      "cells": [{"level": "level_3", "agents": 2, "cos": 0.8, "cos_paper": 0.9,
@@ -43,7 +43,7 @@ def plot_results(results_json_path: str | Path, out_png: str | Path, title: str 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from mindagent import domains
+    from mindagent.core import registry as domains
 
     data: dict[str, Any] = json.loads(Path(results_json_path).read_text(encoding="utf-8"))
     cells = data.get("cells", [])

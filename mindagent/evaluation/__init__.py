@@ -1,0 +1,2 @@
+"""Evaluation: CoS sweeps and their executors, seeds, statistics, scoring, process metrics,
+plots and the prompt-ablation study."""

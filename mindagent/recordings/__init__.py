@@ -1,0 +1,1 @@
+"""Recordings: the JSONL episode log, its replay, and the size limits on what others hand us."""
