@@ -18,12 +18,12 @@ import statistics
 import time
 from collections.abc import Callable
 
+from mindagent.core.registry import make_session
+from mindagent.core.spec import GameSpec
 from mindagent.cuisine.extraction import extract_commands
 from mindagent.dispatch.dispatcher import Dispatcher
-from mindagent.core.registry import make_session
 from mindagent.dispatch.memory import Memory
 from mindagent.dispatch.prompt import PromptConfig
-from mindagent.core.spec import GameSpec
 
 
 def tokenizer() -> tuple[str, Callable[[str], int]]:

@@ -20,14 +20,14 @@ import time
 from collections.abc import Sequence
 
 from mindagent.core import registry as domains
-from mindagent.dispatch.brains import LLMBrain
-from mindagent.cuisine.extraction import extract_commands
-from mindagent.dispatch.dispatcher import Dispatcher
 from mindagent.core.episode import Episode
-from mindagent.llm.base import Completion, GenerationConfig, Message, Usage
-from mindagent.dispatch.prompt import PromptConfig
-from mindagent.server.protocol import parse_client
 from mindagent.core.spec import GameSpec
+from mindagent.cuisine.extraction import extract_commands
+from mindagent.dispatch.brains import LLMBrain
+from mindagent.dispatch.dispatcher import Dispatcher
+from mindagent.dispatch.prompt import PromptConfig
+from mindagent.llm.base import Completion, GenerationConfig, Message, Usage
+from mindagent.server.protocol import parse_client
 
 PIECES = ["\n", " ", "\t", "`", "```", "```py\n", "***", "*", "#", "> ", "- ", "_", "answer:", "Final answer -",
           "plan:", "goto_agent", "goto_agent0_storage0", "get_agent1_tuna_storage0", "put_agent0_", "noop_agent1",

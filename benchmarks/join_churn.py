@@ -26,8 +26,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from mindagent.server import GameServer, RoomSettings, ServerConfig
 from mindagent.core.spec import GameSpec
+from mindagent.server import GameServer, RoomSettings, ServerConfig
 
 
 def churn(url: str, room: str, n: int, per_second: float, stop: Any, ready: Any, counts: Any) -> None:

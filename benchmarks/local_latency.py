@@ -21,11 +21,11 @@ import os
 import statistics
 
 from mindagent.core import registry as domains
-from mindagent.dispatch.dispatcher import Dispatcher
 from mindagent.core.episode import Episode
-from mindagent.llm.local_backend import DEFAULT_N_CTX, _load, resolve_model_path
-from mindagent.dispatch.prompt import PromptConfig
 from mindagent.core.spec import GameSpec
+from mindagent.dispatch.dispatcher import Dispatcher
+from mindagent.dispatch.prompt import PromptConfig
+from mindagent.llm.local_backend import DEFAULT_N_CTX, _load, resolve_model_path
 
 
 def run(steps: int, threads: int, cache: bool) -> list[dict[str, float]]:

@@ -26,10 +26,10 @@ from pathlib import Path
 
 from cuisineworld import PAPER_TAUS
 from mindagent.core import registry as domains
-from mindagent.dispatch.brains import make_brain
 from mindagent.cuisine.paper import GPT4_TAU4_2_AGENTS, MASKED_PPO_2_AGENTS
-from mindagent.evaluation.sweep import EvalConfig, Results, run_eval
+from mindagent.dispatch.brains import make_brain
 from mindagent.evaluation.scoring import TauResult, cos
+from mindagent.evaluation.sweep import EvalConfig, Results, run_eval
 
 PAPER_TAU = 2.5  # Table 12 compares at the fourth task interval
 

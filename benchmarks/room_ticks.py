@@ -18,11 +18,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from mindagent.core import registry as domains
-from mindagent.dispatch.brains import default_model, make_brain
 from mindagent.cli.options import dispatch_settings
-from mindagent.server.room import Room, RoomSettings
+from mindagent.core import registry as domains
 from mindagent.core.spec import GameSpec
+from mindagent.dispatch.brains import default_model, make_brain
+from mindagent.server.room import Room, RoomSettings
 
 
 async def measure(tick: float, ticks: int, dispatch: str, level: str, agents: int) -> dict[str, object]:

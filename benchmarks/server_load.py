@@ -27,8 +27,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from mindagent.server import GameServer, RoomSettings, ServerConfig
 from mindagent.core.spec import GameSpec
+from mindagent.server import GameServer, RoomSettings, ServerConfig
 
 
 def spectators(url: str, rooms: list[str], stop: mp.synchronize.Event, ready: mp.synchronize.Event) -> None:

@@ -31,8 +31,8 @@ from pathlib import Path
 
 from mindagent.core import registry as domains
 from mindagent.evaluation import sweep as evaluation
-from mindagent.evaluation.sweep import EvalConfig, Results
 from mindagent.evaluation.executors import BrainRecipe, run_units, unit_cost
+from mindagent.evaluation.sweep import EvalConfig, Results
 
 
 def cpu_seconds() -> float:

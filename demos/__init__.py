@@ -43,6 +43,12 @@ class Demo:
     steps: tuple[DemoStepFile, ...]
     source: str
 
+    @property
+    def intro(self) -> str:
+        """How the prompt introduces this demo (the dispatcher's core knows no kitchen words)."""
+        return (f"Below is an example from another kitchen where {self.agents} agents cook {self.dish}. "
+                "After it, the real game in this kitchen begins.")
+
     def few_step(self) -> Demo:
         return Demo(self.dish, self.agents, self.steps[:FEW_STEPS], self.source)
 

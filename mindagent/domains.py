@@ -3,12 +3,17 @@ and sessions built from a `GameSpec`. Kept at the top so user code can write
 ``from mindagent import domains``."""
 
 from mindagent.core.registry import (
-    DEFAULT_DOMAIN,
-    NAMES,
+    default_domain,
     get,
     level_steps,
     make_session,
+    names,
+    plugin,
+    plugins,
+    register,
+    unregister,
     validate,
 )
 
-__all__ = ["DEFAULT_DOMAIN", "NAMES", "get", "level_steps", "make_session", "validate"]
+__all__ = ["default_domain", "get", "level_steps", "make_session", "names", "plugin", "plugins", "register",
+           "unregister", "validate"]

@@ -13,9 +13,9 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from mindagent.core.domain import ReferenceFigures, SpecError
-from mindagent.dispatch.policy import Policy, RandomLegalPolicy
+from mindagent.core.domain import DomainBase, ReferenceFigures, SpecError
 from mindagent.core.spec import GameSpec
+from mindagent.dispatch.policy import Policy, RandomLegalPolicy
 from minecraft.server_process import MC_VERSION, STEP_TICKS, KitchenConfig, ServerAddress, is_loopback
 from minecraft.session import AGENT_NAMES, MinecraftSession
 
@@ -27,7 +27,7 @@ DEFAULT_STEPS = 60
 PAPER_GPT4_COS = 0.581
 
 
-class MinecraftDomain:
+class MinecraftDomain(DomainBase):
     """Example: ``MinecraftDomain().make_session(GameSpec("minecraft", agents=2, tau=2.0))``."""
 
     name = "minecraft"
@@ -38,6 +38,15 @@ class MinecraftDomain:
     has_demo = False
     live_world = True
     serve_agents = 2
+    option_names = OPTIONS
+    max_agents = len(AGENT_NAMES)
+
+    def serving_spec(self, spec: GameSpec) -> GameSpec:
+        """A served world listens where people can join: the embedded server on 25565 unless
+        another port or a server of your own is given."""
+        if spec.options.get("mc_host") is None and spec.options.get("mc_port") is None:
+            return spec.with_(options={**spec.options, "mc_port": 25565})
+        return spec
 
     def validate(self, spec: GameSpec) -> GameSpec:
         unknown = sorted(set(spec.options) - set(OPTIONS))

@@ -64,4 +64,5 @@ def knowledge_text() -> str:
 
 
 def prompt_parts(agents: Sequence[str]) -> PromptParts:
-    return PromptParts(recipes=recipes_text(), instructions=instructions_text(agents), knowledge=knowledge_text())
+    return PromptParts(recipes=recipes_text(), instructions=instructions_text(agents), knowledge=knowledge_text(),
+                       director="The head chef says")

@@ -30,10 +30,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from mindagent.core.spec import GameSpec
 from mindagent.cuisine.planners import CuisinePlanner
 from mindagent.server import GameServer, ServerConfig
 from mindagent.server.pacing import COUNTDOWN_S, HUMAN_TICK_S
-from mindagent.core.spec import GameSpec
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",

@@ -11,11 +11,11 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from mindagent.evaluation.ablation import ABLATIONS, plot_ablation, run_ablation
-from mindagent.dispatch.brains import Brain, PolicyBrain, generation_settings, make_brain
 from mindagent.cli import options as o
 from mindagent.cli.common import err, fail
 from mindagent.core.domain import SpecError
+from mindagent.dispatch.brains import Brain, PolicyBrain, generation_settings, make_brain
+from mindagent.evaluation.ablation import ABLATIONS, plot_ablation, run_ablation
 from mindagent.evaluation.sweep import EvalConfig
 from mindagent.llm.base import LLMError
 from mindagent.llm.ratelimit import RateGate, RateLimits

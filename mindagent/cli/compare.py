@@ -15,8 +15,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from mindagent.core import registry as domains
 from mindagent.cli.common import fail
+from mindagent.core import registry as domains
 from mindagent.core.domain import RunProtocol
 from mindagent.evaluation.seeds import SeedSweep, per_seed_values
 from mindagent.evaluation.stats import ALPHA, paired_test, verdict

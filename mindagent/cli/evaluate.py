@@ -12,18 +12,19 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from mindagent.core import registry as domains
-from mindagent.dispatch.brains import PolicyBrain, generation_settings, make_brain
 from mindagent.cli import options as o
 from mindagent.cli.common import err, fail
 from mindagent.cli.compare import print_seed_tables
+from mindagent.cli.domain_options import single_use_given, with_domain_options
+from mindagent.core import registry as domains
 from mindagent.core.domain import SpecError
-from mindagent.evaluation.sweep import EvalConfig, Results
+from mindagent.dispatch.brains import PolicyBrain, generation_settings, make_brain
 from mindagent.evaluation.executors import EXECUTORS, BrainRecipe, ExecutorError, default_workers, run_units, with_gate
-from mindagent.llm.base import LLMError
-from mindagent.llm.ratelimit import RateGate, RateLimits
 from mindagent.evaluation.seeds import SeedSweep
 from mindagent.evaluation.stats import parse_seeds
+from mindagent.evaluation.sweep import EvalConfig, Results
+from mindagent.llm.base import LLMError
+from mindagent.llm.ratelimit import RateGate, RateLimits
 
 # tables are wide: when piped (no terminal to measure) do not squeeze them into 80 columns
 out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160)
@@ -65,8 +66,9 @@ def print_tables(results: Results, compare: bool) -> None:
 
 
 def evaluate(
-    domain: str = o.DOMAIN,
-    levels: str = typer.Option("paper", help="paper | all | comma-separated names or paths (a one-kitchen domain: its kitchen)"),
+    domain: str | None = o.DOMAIN,
+    levels: str | None = typer.Option(None, help="all | comma-separated names or paths | a set the domain names "
+                                      "(CuisineWorld: paper); default: the domain's own set"),
     agents: str = typer.Option("2,3,4", help="comma-separated team sizes"),
     episodes: int = typer.Option(3, min=1, max=20),
     taus: str = typer.Option("1.0,1.5,2.0,2.5,3.0", help="comma-separated tau values"),
@@ -80,8 +82,7 @@ def evaluate(
     memory: int = o.MEMORY, dispatch: str = o.DISPATCH, plan_steps: int = o.PLAN_STEPS, goal_every: int = o.GOAL_EVERY,
     team: str = o.TEAM, control: str | None = o.CONTROL, partners: str = o.PARTNERS,
     subtask_executor: str = o.SUBTASK_EXECUTOR, threads: int | None = o.THREADS,
-    mc_host: str | None = o.MC_HOST, mc_port: int | None = o.MC_PORT, mc_version: str | None = o.MC_VERSION,
-    cook_ticks: int | None = o.COOK_TICKS, mc_bind: str | None = o.MC_BIND, mc_clock: str | None = o.MC_CLOCK,
+    domain_options: dict[str, object] | None = None,
     out_file: Path | None = typer.Option(None, "--out", help="results JSON (CSV beside it); resumed if it exists"),
     concurrency: int | None = typer.Option(None, min=1, max=64,
                                            help="model requests at once for the whole sweep (default 1 in this "
@@ -104,7 +105,7 @@ def evaluate(
 
     chosen = o.domain_or_exit(domain)
     try:
-        level_list = chosen.parse_levels(levels)
+        level_list = chosen.parse_levels(levels or chosen.default_levels)
         team_sizes = [int(a) for a in agents.split(",") if a.strip()]
         tau_list = [float(t) for t in taus.split(",") if t.strip()]
         if not all(0.1 <= t <= 1000.0 for t in tau_list):  # also refuses inf and nan
@@ -115,14 +116,13 @@ def evaluate(
         fail("--agents and --taus need at least one value each")
     if compare not in (None, "paper"):
         fail("--compare takes 'paper'")
-    first = o.game_spec(chosen.name, level_list[0], team_sizes[0], tau_list[0], seed, rules, None, None,
-                        mc_host, mc_port, mc_version, cook_ticks, mc_bind, mc_clock)
+    first = o.game_spec(chosen.name, level_list[0], team_sizes[0], tau_list[0], seed, rules, None, None, domain_options)
     for size in team_sizes[1:]:
-        o.game_spec(chosen.name, level_list[0], size, tau_list[0], seed, rules, None, None, mc_host, mc_port, mc_version,
-                    cook_ticks, mc_bind, mc_clock)
+        o.game_spec(chosen.name, level_list[0], size, tau_list[0], seed, rules, None, None, domain_options)
     o.print_world_notes(first)
-    if mc_port is not None and (concurrency or 1) > 1:
-        fail("--mc-port gives one port; units run at once would share it (use --concurrency 1)")
+    single = single_use_given(dict(domain_options or {}))
+    if single and (concurrency or 1) > 1:
+        fail(f"{single[0]} names one resource; units run at once would share it (use --concurrency 1)")
     if executor not in EXECUTORS:
         fail(f"--executor takes one of: {', '.join(EXECUTORS)}")
     try:
@@ -130,8 +130,8 @@ def evaluate(
     except ValueError as exc:
         fail(f"--seeds: {exc}")
     n_workers = workers or (default_workers() if model in chosen.policies else 1)
-    if mc_port is not None and (n_workers > 1 or executor != "local"):
-        fail("--mc-port gives one port; units run at once would share it (use --workers 1)")
+    if single and (n_workers > 1 or executor != "local"):
+        fail(f"{single[0]} names one resource; units run at once would share it (use --workers 1)")
     config = EvalConfig(
         levels=level_list, agents=team_sizes, model=model, taus=tau_list, episodes=episodes, seed=seed, steps=steps,
         rules=rules, prompt=o.prompt_config(chosen.name, no_knowledge, no_recipes, no_instructions, demo, demo_agents,
@@ -205,5 +205,5 @@ def plot(results: Path = typer.Argument(..., exists=True, dir_okay=False),
 
 
 def register(app: typer.Typer) -> None:
-    app.command("eval")(evaluate)
+    app.command("eval")(with_domain_options("eval")(evaluate))
     app.command("plot")(plot)

@@ -6,23 +6,24 @@ flag never silently does nothing in one domain.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import typer
 
-from mindagent.core import registry as domains
 from mindagent.cli.common import err, fail
-from mindagent.dispatch.dispatcher import DispatchSettings
+from mindagent.core import registry as domains
 from mindagent.core.domain import Domain, SpecError
+from mindagent.core.spec import GameSpec
+from mindagent.dispatch.dispatcher import DispatchSettings
 from mindagent.dispatch.partners import PARTNER_KINDS, parse_control
 from mindagent.dispatch.plans import DISPATCH_MODES, DispatchMode
 from mindagent.dispatch.prompt import DemoMode, PromptConfig
-from mindagent.core.spec import GameSpec
 from mindagent.dispatch.taskgraph import SUBTASK_EXECUTORS, SubtaskExecutorKind
 from mindagent.dispatch.teams import TEAM_MODES, TeamMode
 
-DOMAIN = typer.Option(domains.DEFAULT_DOMAIN, "--domain", help=" | ".join(domains.NAMES))
+DOMAIN = typer.Option(None, "--domain", help="the game (default: the first installed; `mindagent domains` lists them)")
 LEVEL = typer.Option(None, "--level", help="level name or path to a level file (default: the domain's)")
 MODEL = typer.Option("planner", "--model", "-m",
                      help="planner | random | policy:<DIR> | local[:name] | openai:<model> | anthropic:<model> | replay:<file>")
@@ -59,39 +60,22 @@ SUBTASK_EXECUTOR = typer.Option("rule", "--subtask-executor",
                                      "rule (the domain's scheduler) | model (one model call per assigned agent)")
 THREADS = typer.Option(None, "--threads", min=1, max=256,
                        help="local model: CPU threads (default 1: fastest on a shared machine, see benchmarks/)")
-MC_HOST = typer.Option(None, "--mc-host", help="Minecraft: use this offline-mode server instead of the embedded one")
-MC_PORT = typer.Option(None, "--mc-port", min=0, max=65535,
-                       help="Minecraft: the server's port (embedded server: where people join)")
-MC_VERSION = typer.Option(None, "--mc-version", help="Minecraft: protocol version (default 1.19.2)")
-COOK_TICKS = typer.Option(None, "--cook-ticks", min=1, help="Minecraft embedded server: furnace cook ticks (vanilla 200)")
-MC_BIND = typer.Option(None, "--mc-bind",
-                       help="Minecraft embedded server: the address the world listens on (default 127.0.0.1; anything "
-                            "else lets anyone who reaches it join, offline mode)")
-MC_CLOCK = typer.Option(None, "--mc-clock",
-                        help="Minecraft embedded server: lockstep (default; each step advances the kitchen 40 game "
-                             "ticks, reproducible) | realtime (20 ticks a second, for people playing along)")
-
-
 _DEMO_MODES: dict[str, DemoMode] = {"full": "full", "few-step": "few-step", "none": "none"}
 
 
-def domain_or_exit(name: str) -> Domain:
+def domain_or_exit(name: str | None) -> Domain:
     try:
         return domains.get(name)
     except SpecError as exc:
         fail(str(exc))
 
 
-def game_spec(domain: str, level: str | None, agents: int, tau: float, seed: int, rules: str, steps: int | None,
-              recipes: Path | None = None, mc_host: str | None = None, mc_port: int | None = None,
-              mc_version: str | None = None, cook_ticks: int | None = None, mc_bind: str | None = None,
-              mc_clock: str | None = None) -> GameSpec:
-    """The validated spec, or one error line (naming the domain) and exit 2."""
-    options: dict[str, Any] = {k: v for k, v in (("mc_host", mc_host), ("mc_port", mc_port), ("mc_version", mc_version),
-                                                  ("cook_ticks", cook_ticks), ("mc_bind", mc_bind),
-                                                  ("mc_clock", mc_clock)) if v is not None}
+def game_spec(domain: str | None, level: str | None, agents: int, tau: float, seed: int, rules: str, steps: int | None,
+              recipes: Path | None = None, options: Mapping[str, Any] | None = None) -> GameSpec:
+    """The validated spec, or one error line (naming the domain) and exit 2. `options` are the
+    game's own (its `DomainOption`s as given on the command line)."""
     spec = GameSpec(domain_or_exit(domain).name, level, agents, tau, seed, rules, steps,
-                    str(recipes) if recipes else None, options)
+                    str(recipes) if recipes else None, dict(options or {}))
     try:
         return domains.validate(spec)
     except SpecError as exc:
@@ -101,12 +85,11 @@ def game_spec(domain: str, level: str | None, agents: int, tau: float, seed: int
 def print_world_notes(spec: GameSpec) -> None:
     """Lines a domain wants said before a run starts (Minecraft: which clock, a world open to the
     network); a domain without any says nothing."""
-    notes = getattr(domains.get(spec.domain), "run_notes", None)
-    for line in notes(spec) if notes else []:
+    for line in domains.get(spec.domain).run_notes(spec):
         err.print(f"[yellow]{line}[/yellow]" if line.startswith("warning:") else line, markup=True, highlight=False)
 
 
-def prompt_config(domain: str, no_knowledge: bool, no_recipes: bool, no_instructions: bool, demo: str | None,
+def prompt_config(domain: str | None, no_knowledge: bool, no_recipes: bool, no_instructions: bool, demo: str | None,
                   demo_agents: int | None, no_feedback: bool, memory: int) -> PromptConfig:
     """The prompt's components; a demo flag on a domain without demos is refused, not ignored."""
     chosen = domain_or_exit(domain)

@@ -13,13 +13,14 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from mindagent.core import registry as domains
-from mindagent.dispatch.brains import generation_settings, make_brain
 from mindagent.cli import options as o
 from mindagent.cli.common import err, fail
-from mindagent.dispatch.dispatcher import Dispatcher
+from mindagent.cli.domain_options import with_domain_options
+from mindagent.core import registry as domains
 from mindagent.core.domain import SpecError
 from mindagent.core.episode import EpisodeResult, run_episode
+from mindagent.dispatch.brains import generation_settings, make_brain
+from mindagent.dispatch.dispatcher import Dispatcher
 from mindagent.llm.base import LLMError
 from mindagent.recordings.recording import CAP_ENV, Recorder, RecordingError, recording_path
 
@@ -27,7 +28,7 @@ out = Console(highlight=False, soft_wrap=True)
 
 
 def run(
-    domain: str = o.DOMAIN,
+    domain: str | None = o.DOMAIN,
     level: str | None = o.LEVEL,
     agents: int = typer.Option(2, min=1, max=8),
     tau: float = typer.Option(1.0, min=0.1, max=1000.0, help="order lifetime factor (0.1-1000)"),
@@ -45,15 +46,13 @@ def run(
     out_dir: Path = typer.Option(Path("recordings"), "--out-dir", help="where the JSONL recording goes"),
     as_json: bool = typer.Option(False, "--json", help="print one JSON summary object at the end"),
     head_chef: list[str] = typer.Option([], "--head-chef", help="an instruction shown to the dispatcher every step (repeatable)"),
-    mc_host: str | None = o.MC_HOST, mc_port: int | None = o.MC_PORT, mc_version: str | None = o.MC_VERSION,
-    cook_ticks: int | None = o.COOK_TICKS, mc_bind: str | None = o.MC_BIND, mc_clock: str | None = o.MC_CLOCK,
+    domain_options: dict[str, object] | None = None,
 ) -> None:
     """Play one episode with a dispatcher and record it."""
     # --steps cuts the run, not the episode: the prompt still says the level's length
     if not math.isfinite(tau):
         fail(f"--tau {tau} is not a number between 0.1 and 1000")
-    spec = o.game_spec(domain, level, agents, tau, seed, rules, None, recipes, mc_host, mc_port, mc_version, cook_ticks,
-                       mc_bind, mc_clock)
+    spec = o.game_spec(domain, level, agents, tau, seed, rules, None, recipes, domain_options)
     settings = o.dispatch_settings(dispatch, plan_steps, goal_every, team, control, partners, subtask_executor)
     prompt = o.prompt_config(spec.domain, no_knowledge, no_recipes, no_instructions, demo, demo_agents, no_feedback, memory)
     try:
@@ -146,17 +145,18 @@ def replay(file: Path = typer.Argument(..., exists=True, dir_okay=False, help="a
 
 
 def prompt(
-    domain: str = o.DOMAIN, level: str | None = o.LEVEL, agents: int = typer.Option(2, min=1, max=8),
+    domain: str | None = o.DOMAIN, level: str | None = o.LEVEL, agents: int = typer.Option(2, min=1, max=8),
     tau: float = typer.Option(1.0), seed: int = typer.Option(0), rules: str = o.RULES, recipes: Path | None = o.RECIPES,
     no_knowledge: bool = o.NO_KNOWLEDGE, no_recipes: bool = o.NO_RECIPES, no_instructions: bool = o.NO_INSTRUCTIONS,
     demo: str | None = o.DEMO, demo_agents: int | None = o.DEMO_AGENTS, no_feedback: bool = o.NO_FEEDBACK,
     memory: int = o.MEMORY,
     as_json: bool = typer.Option(False, "--json", help="print the messages as JSON"),
+    domain_options: dict[str, object] | None = None,
 ) -> None:
     """Print the prompt the dispatcher would send at step 0 (a live-world domain is started for it)."""
     from mindagent.dispatch.memory import Memory
 
-    spec = o.game_spec(domain, level, agents, tau, seed, rules, None, recipes)
+    spec = o.game_spec(domain, level, agents, tau, seed, rules, None, recipes, domain_options)
     config = o.prompt_config(spec.domain, no_knowledge, no_recipes, no_instructions, demo, demo_agents, no_feedback, memory)
     session = domains.make_session(spec)
 
@@ -178,6 +178,6 @@ def prompt(
 
 
 def register(app: typer.Typer) -> None:
-    app.command("run")(run)
+    app.command("run")(with_domain_options("run")(run))
     app.command("replay")(replay)
-    app.command("prompt")(prompt)
+    app.command("prompt")(with_domain_options("prompt")(prompt))

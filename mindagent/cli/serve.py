@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING
 import typer
 from rich.console import Console
 
-from mindagent.core import registry as domains
-from mindagent.dispatch.brains import default_model
 from mindagent.cli import options as o
 from mindagent.cli.common import fail
+from mindagent.cli.domain_options import with_domain_options
+from mindagent.core import registry as domains
+from mindagent.dispatch.brains import default_model
 
 if TYPE_CHECKING:
     from mindagent.server import GameServer
@@ -25,9 +26,9 @@ out = Console(highlight=False, soft_wrap=True)
 
 
 def serve(
-    domain: str = o.DOMAIN,
+    domain: str | None = o.DOMAIN,
     level: str | None = typer.Option(None, help="level of the room opened at start-up (default: the domain's)"),
-    agents: int | None = typer.Option(None, min=1, max=8, help="agents (default: 4 in a kitchen room, 2 Minecraft bots); "
+    agents: int | None = typer.Option(None, min=1, max=8, help="agents (default: the game's room size); "
                                       "people take some, the dispatcher the rest"),
     tau: float = typer.Option(1.0, min=0.1, max=10.0, help="task-interval factor (1.0 is the most intense)"),
     seed: int = typer.Option(0),
@@ -59,11 +60,7 @@ def serve(
                                  "has goal mode, else step) | step | plan | goals"),
     plan_steps: int = o.PLAN_STEPS, goal_every: int = o.GOAL_EVERY, threads: int | None = o.THREADS,
     control: str | None = o.CONTROL, partners: str = o.PARTNERS, subtask_executor: str = o.SUBTASK_EXECUTOR,
-    mc_host: str | None = o.MC_HOST,
-    mc_port: int | None = typer.Option(None, "--mc-port", min=0, max=65535,
-                                       help="Minecraft: the port people join on (embedded server; default 25565)"),
-    mc_version: str | None = o.MC_VERSION, cook_ticks: int | None = o.COOK_TICKS,
-    mc_bind: str | None = o.MC_BIND, mc_clock: str | None = o.MC_CLOCK,
+    domain_options: dict[str, object] | None = None,
     autoplay: bool | None = typer.Option(None, "--autoplay/--no-autoplay",
                                          help="the start-up room plays without waiting for a person, episode after "
                                               "episode (default: on for a live world people join from a game client)"),
@@ -77,8 +74,7 @@ def serve(
 ) -> None:
     """Serve the game page and its websocket on one port; open one room to play at once.
 
-    With --domain minecraft the room's bots play in a Minecraft world that people can also join
-    with a normal client (1.19.2, offline mode)."""
+    A live-world game (one people can also join with its own client) keeps playing without a page."""
     from mindagent.server import GameServer, ServerConfig
     from mindagent.server.protocol import ProtocolError
 
@@ -91,10 +87,8 @@ def serve(
     explicit = dispatch != "auto" or team != "central" or control is not None or subtask_executor != "rule"
     chosen = o.domain_or_exit(domain)
     live_world = chosen.live_world  # a world with its own clients: bots play on without a page
-    if live_world and mc_host is None and mc_port is None:
-        mc_port = 25565
-    spec = o.game_spec(chosen.name, level, agents or chosen.serve_agents, tau, seed, rules,
-                       steps, None, mc_host, mc_port, mc_version, cook_ticks, mc_bind, mc_clock)
+    spec = o.game_spec(chosen.name, level, agents or chosen.serve_agents, tau, seed, rules, steps, None, domain_options)
+    spec = chosen.serving_spec(spec)
     longest = asyncio.run(domains.level_steps(spec)) if steps is not None else None
     if longest is not None and steps is not None and steps > longest:
         fail(f"--steps {steps} is longer than {spec.level}'s {longest} steps; --steps only shortens an episode")
@@ -165,8 +159,9 @@ def _banner(server: GameServer) -> None:
         out.print(f"  room {room.id}: {spec.domain} {spec.level}, {spec.agents} agents, tau {spec.tau:g}, {clock}, {access}")
         join = room.join
         if join is not None:
-            out.print(f"  game world: Minecraft {join.get('version')} (offline mode) on {join.get('host')}:{join.get('port')}; "
-                      "join with a game client, your chat reaches the dispatcher as head-chef words")
+            label = join.get("label") or domains.get(spec.domain).title
+            out.print(f"  game world: {label} on {join.get('host')}:{join.get('port')}; "
+                      "join with the game's own client; your chat reaches the dispatcher as a director's words")
         if room.secret is not None:
             out.print(f"  invite:     {server.url}#room={room.id}&secret={room.secret}")
     out.print(f"  dispatcher: [bold]{cfg.model}[/bold] ({cfg.model_why})")
@@ -182,4 +177,4 @@ def _banner(server: GameServer) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    app.command("serve")(serve)
+    app.command("serve")(with_domain_options("serve")(serve))

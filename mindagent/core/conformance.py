@@ -11,7 +11,7 @@ one function that plays a session through all of them::
     from mindagent.core.conformance import domain_api_test_sync
     from mindagent.core.spec import GameSpec
 
-    spec = GameSpec(domain=domains.DEFAULT_DOMAIN, level="level_3", rules="fixed", steps=10)
+    spec = GameSpec(domain=domains.default_domain(), level="level_3", rules="fixed", steps=10)
     report = domain_api_test_sync(lambda: domains.make_session(spec))
     print(report.checks, report.steps)
 

@@ -18,11 +18,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from demos import Demo
-    from mindagent.dispatch.plans import Executor, GoalMenu
-    from mindagent.dispatch.policy import Policy
     from mindagent.core.spec import GameSpec
-    from mindagent.dispatch.taskgraph import SubtaskExecutor, TaskGraph
+    from mindagent.dispatch.policy import Policy
 
 #: Standing head-chef instructions a session keeps (newest last); older ones drop out.
 HEAD_CHEF_WINDOW = 3
@@ -77,6 +74,9 @@ class PromptParts:
     recipes: str
     instructions: str
     knowledge: str
+    #: How a turn introduces a person's standing instructions, in the game's words
+    #: (a kitchen: ``"The head chef says"``).
+    director: str = "Your director says"
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +115,9 @@ class DomainSession(abc.ABC):
         step = await session.step(["goto_agent0_storage0", "noop_agent1"])
         print(step.verdicts[0].ok, session.counts)
 
-    The optional hooks below the abstract ones have defaults that suit most domains.
+    The hooks below the abstract ones have defaults that suit most domains. What only some games
+    can do (goal mode, task graphs, grammars, per-agent prompts, demos, offline replay, a live
+    view) is a declared capability in `mindagent.core.capabilities`, not a method here.
     """
 
     #: The registry key of the domain (a name in `mindagent.core.registry.NAMES`, e.g. ``"minecraft"``).
@@ -213,43 +215,6 @@ class DomainSession(abc.ABC):
             raise CommandError(f"not a command of this game: {text.strip()[:80]!r}")
         return found[0]
 
-    def grammar(self) -> str | None:
-        """A GBNF grammar of one well-formed answer, for constrained local decoding (None: no grammar)."""
-        return None
-
-    def goal_menu(self) -> GoalMenu | None:
-        """Goal mode: the goals a head-chef model may choose now and the situation to choose
-        from (None: this domain has no goal mode). Example: ``GoalMenu(("tunaSushi",), "orders: ...")``."""
-        return None
-
-    def goal_executor(self) -> Executor | None:
-        """Goal mode: a fresh executor (the line cooks) that turns goals into commands."""
-        return None
-
-    def agent_prompt_parts(self, agent: int) -> PromptParts:
-        """The static prompt text agent `agent` sees in decentral mode (default: the dispatcher's);
-        a domain whose agents know different things narrows it to what this agent knows."""
-        return self.prompt_parts()
-
-    def agent_grammar(self, agent: int) -> str | None:
-        """GBNF of one command of agent `agent` alone (decentral mode; None: no grammar)."""
-        return None
-
-    def task_graph(self) -> TaskGraph | None:
-        """Task-graph mode: the open orders as a DAG of subtasks (None: this domain has no task
-        graph). Example: ``TaskGraph((Subtask("o1.rice", "fetch rice", "salmonSushi"),))``."""
-        return None
-
-    def subtask_executor(self) -> SubtaskExecutor | None:
-        """Task-graph mode: a fresh executor turning each agent's subtask into its command."""
-        return None
-
-    def choose_demo(self, agents: int | None) -> Demo | None:
-        """The one-shot demonstration for the prompt (None when the domain has none).
-
-        `agents` asks for a demo with that many agents; None means the session's own team size."""
-        return None
-
     def add_instruction(self, text: str) -> None:
         """A head chef's instruction; it stands (shown at every step) until newer ones push it out."""
         text = " ".join(text.split())
@@ -274,10 +239,6 @@ class DomainSession(abc.ABC):
     def episode_header(self) -> dict[str, JSON]:
         """What a recording header needs, beyond the spec, to rebuild this episode (taken after reset)."""
         return {}
-
-    async def restore(self, header: Mapping[str, JSON]) -> None:
-        """Put a fresh session at the start of a recorded episode (for `mindagent replay`)."""
-        raise ReplayUnsupported(f"{self.domain} recordings cannot be re-executed offline")
 
     def credit(self, command: str) -> str | None:
         """What an accepted command adds to its agent's share at the end of an episode: ``"served"``
@@ -349,11 +310,26 @@ class Domain(Protocol):
     has_demo: bool
     live_world: bool  # a world with its own clients and clock (cannot be replayed offline)
     serve_agents: int  # the team of a room `mindagent serve` opens
-    #: The level of the one-agent practice kitchen the page's tutorial opens (None: no tutorial).
-    practice_level: str | None = None
+    #: The level of the one-agent practice room the page's tutorial opens (None: no tutorial).
+    practice_level: str | None
+    #: What ``eval --levels`` means when not given (``"all"``, or a named set `parse_levels` knows).
+    default_levels: str
 
     def validate(self, spec: GameSpec) -> GameSpec:
         """The spec with this domain's defaults filled in; `SpecError` for what it cannot honour."""
+        ...
+
+    def run_notes(self, spec: GameSpec) -> list[str]:
+        """Lines to say before a run starts (which clock a live world runs on; ``warning: ...`` for a
+        risk); none for most games."""
+        ...
+
+    def serving_spec(self, spec: GameSpec) -> GameSpec:
+        """The spec a served room plays (a live world may open a port people join on)."""
+        ...
+
+    def practice_spec(self) -> GameSpec | None:
+        """The one-person practice room the page's tutorial opens (None: no tutorial)."""
         ...
 
     def make_session(self, spec: GameSpec) -> DomainSession:
@@ -380,3 +356,92 @@ class Domain(Protocol):
     def parse_levels(self, text: str) -> list[str]:
         """`--levels` text (``paper``, ``all``, names or paths) → level names; `SpecError` for a bad one."""
         ...
+
+
+class DomainBase:
+    """Working defaults for a `Domain`: subclass it and fill what your game has.
+
+    A minimal game sets `name`, `title`, `default_level` and implements `make_session`; it then
+    has one level, a `random` policy, no reference figures, and refuses options it does not know.
+    Example::
+
+        class GridDomain(DomainBase):
+            name, title, default_level = "grid", "Grid", "small"
+
+            def make_session(self, spec: GameSpec) -> DomainSession:
+                return GridSession(spec)
+    """
+
+    name: str = ""
+    title: str = ""
+    default_level: str = ""
+    default_agents: int = 2
+    policies: tuple[str, ...] = ("random",)
+    has_demo: bool = False
+    live_world: bool = False
+    serve_agents: int = 2
+    practice_level: str | None = None
+    #: The built-in policy whose next command the practice room offers as a hint.
+    practice_coach: str = "random"
+    default_levels: str = "all"
+    #: The option names (`DomainOption.name`) this game takes in `GameSpec.options`.
+    option_names: tuple[str, ...] = ()
+    #: The most agents a team may have.
+    max_agents: int = 8
+
+    def validate(self, spec: GameSpec) -> GameSpec:
+        """Refuses unknown options, levels not in `level_names` and team sizes out of range."""
+        unknown = sorted(set(spec.options) - set(self.option_names))
+        if unknown:
+            raise SpecError(f"{self.name} takes no {', '.join(unknown)}")
+        level = spec.level or self.default_level
+        if level not in self.level_names():
+            raise SpecError(f"{self.name}: no level {level!r}; choose one of: {', '.join(self.level_names())}")
+        if not 1 <= spec.agents <= self.max_agents:
+            raise SpecError(f"{self.name}: 1 to {self.max_agents} agents, not {spec.agents}")
+        return spec.with_(domain=self.name, level=level)
+
+    def make_session(self, spec: GameSpec) -> DomainSession:
+        raise NotImplementedError(f"{type(self).__name__} must implement make_session")
+
+    def make_policy(self, name: str, seed: int) -> Policy[Any]:
+        """`random` (legal commands drawn with a seeded generator); other names are refused."""
+        from mindagent.dispatch.policy import RandomLegalPolicy
+
+        if name == "random":
+            return RandomLegalPolicy(seed=seed)
+        raise SpecError(f"{self.name} has no built-in policy {name!r}; choose one of: {', '.join(self.policies)}")
+
+    def level_names(self) -> list[str]:
+        return [self.default_level]
+
+    def reference_figures(self) -> ReferenceFigures | None:
+        return None
+
+    def process_metrics(self, header: Mapping[str, JSON], steps: Sequence[Mapping[str, JSON]]) -> dict[str, JSON]:
+        return {}
+
+    def parse_levels(self, text: str) -> list[str]:
+        """``all`` or comma-separated names from `level_names`."""
+        known = self.level_names()
+        if text.strip() == "all":
+            return known
+        names = [t.strip() for t in text.split(",") if t.strip()]
+        unknown = [n for n in names if n not in known]
+        if not names or unknown:
+            raise SpecError(f"{self.name}: no level {', '.join(unknown) or repr(text)}; choose from: {', '.join(known)}")
+        return names
+
+    def run_notes(self, spec: GameSpec) -> list[str]:
+        return []
+
+    def serving_spec(self, spec: GameSpec) -> GameSpec:
+        return spec
+
+    def practice_spec(self) -> GameSpec | None:
+        """The practice level with one agent, the default rules and the level's own length."""
+        from mindagent.core.spec import GameSpec
+
+        if self.practice_level is None:
+            return None
+        return GameSpec(self.name, self.practice_level, 1, 3.0, 0)

@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from mindagent.core.domain import DomainSession, DomainStep
 from mindagent.dispatch.brains import Call
 from mindagent.dispatch.dispatcher import Decision, Dispatcher
-from mindagent.core.domain import DomainSession, DomainStep
 from mindagent.dispatch.memory import Memory
 from mindagent.dispatch.plans import Plan
-from mindagent.recordings.recording import Recorder
 from mindagent.dispatch.taskgraph import TaskGraphPlan, unread_note
+from mindagent.recordings.recording import Recorder
 
 
 class ModelCallsFailed(Exception):

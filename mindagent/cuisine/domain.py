@@ -8,23 +8,25 @@ from typing import Any
 
 from cuisineworld import LevelFileError, load_level
 from levels import level_names, load_level_data
-from mindagent.cuisine.session import CuisineSession
-from mindagent.core.domain import TRAINED_PREFIX, ReferenceFigures, SpecError
-from mindagent.dispatch.policy import Policy
+from mindagent.core.domain import TRAINED_PREFIX, DomainBase, ReferenceFigures, SpecError
 from mindagent.core.spec import GameSpec
+from mindagent.cuisine.session import CuisineSession
+from mindagent.dispatch.policy import Policy
 
 RULE_SETS = ("reference", "fixed")
 #: `--levels paper`: the paper's 12 levels, in level-number order (the order sweeps run and print).
 PAPER_SWEEP = tuple(f"level_{i}" for i in (0, 1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12))
 
 
-class CuisineDomain:
+class CuisineDomain(DomainBase):
     """Example: ``CuisineDomain().make_session(GameSpec("cuisineworld", "level_3", agents=2))``."""
 
     name = "cuisineworld"
     title = "CuisineWorld"
     default_level = "level_3"
     practice_level = "level_0"
+    practice_coach = "planner"
+    default_levels = "paper"
     default_agents = 2
     policies = ("planner", "random")
     has_demo = True
@@ -33,7 +35,7 @@ class CuisineDomain:
 
     def validate(self, spec: GameSpec) -> GameSpec:
         if spec.options:
-            raise SpecError(f"{self.name} takes no {', '.join(sorted(spec.options))} (Minecraft server settings)")
+            raise SpecError(f"{self.name} takes no {', '.join(sorted(spec.options))}")
         if spec.rules not in RULE_SETS:
             raise SpecError(f"{self.name}: --rules must be one of {', '.join(RULE_SETS)}, not {spec.rules!r}")
         if not 1 <= spec.agents <= 8:
@@ -75,6 +77,14 @@ class CuisineDomain:
         from mindagent.cuisine.planners.upper_bound import run_bound
 
         return ReferenceFigures("GPT-4", gpt4_cos, run_bound)
+
+    def practice_spec(self) -> GameSpec | None:
+        """The tutorial's kitchen: one agent on level_0, tau 3 (orders come slowly), at most 60
+        steps or the level's own length if shorter."""
+        return GameSpec(self.name, self.practice_level, 1, 3.0, 0, "reference", min(60, self._steps_of("level_0")))
+
+    def _steps_of(self, level: str) -> int:
+        return load_level(level, rules="reference").max_steps
 
     def parse_levels(self, text: str) -> list[str]:
         if text == "paper":

@@ -21,8 +21,8 @@ from mindagent.cuisine.planners.snapshot import Snapshot
 from mindagent.dispatch.plans import GoalMenu
 
 if TYPE_CHECKING:
-    from mindagent.cuisine.session import CuisineSession
     from mindagent.core.domain import DomainSession
+    from mindagent.cuisine.session import CuisineSession
 
 
 class GoalDemand(Demand):

@@ -8,15 +8,18 @@ from typing import Any
 from cuisineworld import Level, Outcome, Reason, World
 from demos import Demo, DemoError, load_demo
 from feedback import describe, step_lines
+from mindagent.core.domain import CommandError, Counts, DomainSession, DomainStep, PromptParts, Verdict
 from mindagent.cuisine import view
 from mindagent.cuisine.extraction import extract_commands
 from mindagent.cuisine.goals import GoalExecutor, goal_menu
 from mindagent.cuisine.grammar import CommandSpace, agent_grammar, command_grammar
 from mindagent.cuisine.prompt_text import instructions_text, knowledge_text, recipes_text
 from mindagent.cuisine.taskgraph import TaskExecutor, task_graph
-from mindagent.core.domain import CommandError, Counts, DomainSession, DomainStep, PromptParts, Verdict
 from mindagent.dispatch.plans import GoalMenu
 from mindagent.dispatch.taskgraph import TaskGraph
+
+#: How the kitchen's prompt introduces a person's standing instructions.
+DIRECTOR = "The head chef says"
 
 
 class CuisineSession(DomainSession):
@@ -79,6 +82,7 @@ class CuisineSession(DomainSession):
             recipes=recipes_text(self.level, self.demo_dish),
             instructions=instructions_text(self.level, self.n_agents),
             knowledge=knowledge_text(),
+            director=DIRECTOR,
         )
 
     def agent_prompt_parts(self, agent: int) -> PromptParts:
@@ -91,6 +95,7 @@ class CuisineSession(DomainSession):
             recipes=recipes_text(self.level, self.demo_dish, profiles[agent].knows),
             instructions=instructions_text(self.level, self.n_agents, only=agent),
             knowledge=knowledge_text(),
+            director=DIRECTOR,
         )
 
     def idle_command(self, agent: int) -> str:

@@ -16,12 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mindagent.core.capabilities import policy_commands, policy_replies
 from mindagent.core.domain import TRAINED_PREFIX, Domain, DomainSession, SpecError
-from mindagent.recordings.limits import MAX_REPLY_CHARS
+from mindagent.dispatch.policy import Policy
 from mindagent.llm.base import Completion, GenerationConfig, LLMClient, LLMError, Message, Usage
 from mindagent.llm.ratelimit import Gate
 from mindagent.llm.redact import redact_text, redact_url
-from mindagent.dispatch.policy import Policy
+from mindagent.recordings.limits import MAX_REPLY_CHARS
 
 log = logging.getLogger(__name__)
 
@@ -109,15 +110,13 @@ class PolicyBrain:
     def act(self, session: DomainSession, controlled: Sequence[int] | None = None) -> list[str]:
         """The policy's commands. A policy that can plan around people (``act_for``) is told which
         agents it controls, so it never counts on what a person's agent will do."""
-        act_for = getattr(self.policy, "act_for", None)
-        if controlled is not None and callable(act_for) and len(controlled) < session.n_agents:
-            return list(act_for(session, list(controlled)))
+        if controlled is not None and len(controlled) < session.n_agents:
+            return policy_commands(self.policy, session, controlled)
         return list(self.policy.act(session))
 
     def replies(self) -> list[str]:
         """What the policy wants to tell the head chef (e.g. an instruction it cannot follow); taken once."""
-        take = getattr(self.policy, "take_replies", None)
-        return list(take()) if callable(take) else []
+        return policy_replies(self.policy)
 
     async def aclose(self) -> None:
         return None

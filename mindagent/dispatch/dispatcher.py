@@ -9,10 +9,19 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from demos import Demo
+from mindagent.core.capabilities import (
+    GoalMode,
+    TaskGraphMode,
+    agent_grammar_of,
+    agent_prompt_parts_of,
+    demo_of,
+    goal_menu_of,
+    grammar_of,
+    task_graph_of,
+)
+from mindagent.core.demo import Demo
+from mindagent.core.domain import DomainSession, PromptParts, SpecError, Verdict
 from mindagent.dispatch.brains import Brain, Call, LLMBrain
-from mindagent.core.domain import DomainSession, SpecError, Verdict
-from mindagent.llm.base import Message, Usage
 from mindagent.dispatch.memory import Memory
 from mindagent.dispatch.partners import Partner, make_partner
 from mindagent.dispatch.plans import (
@@ -40,6 +49,7 @@ from mindagent.dispatch.taskgraph import (
     subtask_turn,
 )
 from mindagent.dispatch.teams import TeamMode, agent_answer_grammar, agent_turn, parse_message
+from mindagent.llm.base import Message, Usage
 
 REPAIR_REQUEST = "Some of those commands would be refused:\n{lines}\nAnswer again with one corrected command per agent."
 NO_COMMAND_REQUEST = "No command could be read from that answer. Answer again with one command per agent, one per line."
@@ -131,11 +141,11 @@ class Dispatcher:
         team mode other than central is combined with plan or goal dispatch, or when `--control`
         names an agent the session does not have."""
         dispatch = dispatch or DispatchSettings()
-        if dispatch.mode == "goals" and session.goal_menu() is None:
+        if dispatch.mode == "goals" and goal_menu_of(session) is None:
             raise SpecError(f"{session.domain} has no goal mode (--dispatch goals)")
         if dispatch.team != "central" and dispatch.mode != "step":
             raise SpecError(f"--mode {dispatch.team} runs its own loop; it does not combine with --dispatch {dispatch.mode}")
-        if dispatch.team == "taskgraph" and session.subtask_executor() is None:
+        if dispatch.team == "taskgraph" and not isinstance(session, TaskGraphMode):
             raise SpecError(f"{session.domain} has no task graph (--mode taskgraph)")
         if dispatch.executor == "model":
             if dispatch.team != "taskgraph":
@@ -152,7 +162,7 @@ class Dispatcher:
                 partner = make_partner(dispatch.partners, domains.get(session.domain), seed)
         wants_demo = (prompt.demo != "none" and (brain is None or brain.needs_prompt)
                       and dispatch.mode != "goals" and dispatch.team != "taskgraph")
-        demo = session.choose_demo(prompt.demo_agents) if wants_demo else None
+        demo = demo_of(session, prompt.demo_agents) if wants_demo else None
         made = cls(brain, prompt, demo, repair, dispatch)
         made.partner = partner
         return made
@@ -179,7 +189,7 @@ class Dispatcher:
         messages, shown = self.messages(session, memory, feedback, head_chef, people)
         last = messages[-1]
         messages[-1] = Message(last.role, last.content + "\n" + plan_instruction(self.dispatch.plan_steps))
-        step_grammar = session.grammar()
+        step_grammar = grammar_of(session)
         grammar = plan_grammar(step_grammar, self.dispatch.plan_steps) if step_grammar else None
         call = await self.brain.ask(messages, grammar)
         steps = [self.mine(session, session.extract_commands(block), controlled) for block in split_plan(call.text)]
@@ -187,12 +197,11 @@ class Dispatcher:
 
     async def _goal_plan(self, session: DomainSession, brain: LLMBrain,
                          head_chef: Sequence[str]) -> tuple[Plan, list[Call], str]:
-        menu = session.goal_menu()
+        menu = goal_menu_of(session)
         executor = self._executors.get(id(session))
-        if executor is None:
+        if executor is None and isinstance(session, GoalMode):
             executor = session.goal_executor()
-            if executor is not None:
-                self._executors = {id(session): executor}  # one session per dispatcher at a time
+            self._executors = {id(session): executor}  # one session per dispatcher at a time
         if menu is None or executor is None:
             raise SpecError(f"{session.domain} has no goal mode")
         every = self.dispatch.goal_every
@@ -209,12 +218,11 @@ class Dispatcher:
     async def _taskgraph_plan(self, session: DomainSession, brain: Brain,
                               controlled: Sequence[int] | None) -> tuple[Plan, list[Call], str]:
         """The manager's assignment: by the model when it has a choice, else by rule (no call)."""
-        graph = session.task_graph()
+        graph = task_graph_of(session)
         executor = self._task_executors.get(id(session))
-        if executor is None:
+        if executor is None and isinstance(session, TaskGraphMode):
             executor = session.subtask_executor()
-            if executor is not None:
-                self._task_executors = {id(session): executor}
+            self._task_executors = {id(session): executor}
         if graph is None or executor is None:
             raise SpecError(f"{session.domain} has no task graph")
         agents = list(range(session.n_agents)) if controlled is None else sorted(controlled)
@@ -250,8 +258,7 @@ class Dispatcher:
         if not isinstance(self.brain, LLMBrain):
             raise ValueError("only a language model executes subtasks (--subtask-executor model)")
         names = session.agent_names
-        shown = format_turn(session.step_index, session.state_text(),
-                            feedback if self.prompt.feedback else None, head_chef, people)
+        shown = self.turn(session, feedback, head_chef, people)
         commands: list[str] = []
         calls: list[Call] = []
         unread: list[int] = []
@@ -263,7 +270,7 @@ class Dispatcher:
             team = {names[k]: s for k, s in sorted(plan.assignment.items()) if k != agent}
             turn = subtask_turn(shown, names[agent], subtask, team, notes.get(agent, ()))
             messages = build_messages(session.prompt_parts(), self.prompt, None, [], turn)
-            call = await self.brain.ask(messages, session.agent_grammar(agent))
+            call = await self.brain.ask(messages, agent_grammar_of(session, agent))
             calls.append(call)
             mine = self.mine(session, session.extract_commands(call.text), [agent])[:1]
             if not mine:
@@ -287,8 +294,7 @@ class Dispatcher:
         calls: list[Call] = []
         said: dict[str, str] = {}
         turns: dict[int, tuple[str, str]] = {}
-        shown = format_turn(session.step_index, session.state_text(),
-                            feedback if self.prompt.feedback else None, head_chef, people)
+        shown = self.turn(session, feedback, head_chef, people)
         for agent in agents:
             if not isinstance(self.brain, LLMBrain):
                 commands += self.mine(session, self.brain.act(session, [agent]), [agent])[:1]
@@ -296,8 +302,8 @@ class Dispatcher:
             others = [n for k, n in enumerate(names) if k != agent]
             turn = agent_turn(shown, names[agent], others, {a: m for a, m in heard.items() if a != names[agent]})
             memory = memories.get(agent) or Memory(0)
-            messages = build_messages(session.agent_prompt_parts(agent), self.prompt, self.demo, memory.turns(), turn)
-            one = session.agent_grammar(agent)
+            messages = build_messages(agent_prompt_parts_of(session, agent), self.prompt, self.demo, memory.turns(), turn)
+            one = agent_grammar_of(session, agent)
             call = await self.brain.ask(messages, agent_answer_grammar(one) if one else None)
             calls.append(call)
             mine = self.mine(session, session.extract_commands(call.text), [agent])[:1]
@@ -309,11 +315,18 @@ class Dispatcher:
         return Decision(commands, session.check(commands), calls, shown, list(head_chef),
                         {"kind": "decentral", "agents": len(agents)}, said=said, agent_turns=turns)
 
+    def turn(self, session: DomainSession, feedback: Sequence[str], head_chef: Sequence[str] = (),
+             people: Sequence[str] = (), parts: PromptParts | None = None) -> str:
+        """This step's user turn, with the director's words introduced as the game says it."""
+        director = (parts or session.prompt_parts()).director if head_chef else ""
+        return format_turn(session.step_index, session.state_text(), feedback if self.prompt.feedback else None,
+                           head_chef, people, director)
+
     def messages(self, session: DomainSession, memory: Memory, feedback: Sequence[str],
                  head_chef: Sequence[str] = (), people: Sequence[str] = ()) -> tuple[list[Message], str]:
-        shown = format_turn(session.step_index, session.state_text(),
-                            feedback if self.prompt.feedback else None, head_chef, people)
-        return build_messages(session.prompt_parts(), self.prompt, self.demo, memory.turns(), shown), shown
+        parts = session.prompt_parts()
+        shown = self.turn(session, feedback, head_chef, people, parts)
+        return build_messages(parts, self.prompt, self.demo, memory.turns(), shown), shown
 
     async def decide(self, session: DomainSession, memory: Memory, feedback: Sequence[str],
                      head_chef: Sequence[str] = (), controlled: Sequence[int] | None = None,
@@ -324,7 +337,7 @@ class Dispatcher:
             commands = self.mine(session, self.brain.act(session, controlled), controlled)
             return Decision(commands, session.check(commands), head_chef=list(head_chef), replies=self.brain.replies())
         messages, shown = self.messages(session, memory, feedback, head_chef, people)
-        grammar = session.grammar()
+        grammar = grammar_of(session)
         calls = [await self.brain.ask(messages, grammar)]
         commands, verdicts = self._read(session, calls[-1].text, controlled)
         for _ in range(self.repair):

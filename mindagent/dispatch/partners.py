@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from mindagent.core.capabilities import policy_commands
 from mindagent.core.domain import Domain, DomainSession, SpecError
 from mindagent.recordings.recording import RecordingError, read_recording
 
@@ -47,8 +48,7 @@ class PolicyPartner:
         self.policy.reset(session)
 
     def act(self, session: DomainSession, agents: Sequence[int]) -> list[str]:
-        act_for = getattr(self.policy, "act_for", None)
-        commands = act_for(session, list(agents)) if callable(act_for) else self.policy.act(session)
+        commands = policy_commands(self.policy, session, agents)
         return [c for c in commands if session.agent_of(c) in agents]
 
 

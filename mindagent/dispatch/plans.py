@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
+from mindagent.core.capabilities import goal_menu_of
 from mindagent.core.domain import DomainSession
 from mindagent.llm.base import Message
 
@@ -131,7 +132,7 @@ class GoalPlan(Plan):
     def wants_renewal(self, session: DomainSession) -> bool:
         if session.step_index - self.start_step >= self.every:
             return True
-        menu = session.goal_menu()
+        menu = goal_menu_of(session)
         return menu is not None and menu.signature != self.signature
 
     def describe(self) -> dict[str, object]:

@@ -21,7 +21,7 @@ class Policy(Protocol[S_contra]):
 
     Example::
 
-        policy = domains.get(domains.DEFAULT_DOMAIN).make_policy("random", seed=0)
+        policy = domains.get(domains.default_domain()).make_policy("random", seed=0)
         policy.reset(session)
         commands = policy.act(session)   # e.g. ["goto_agent0_storage0", "noop_agent1"]
     """

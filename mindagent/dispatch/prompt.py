@@ -11,12 +11,14 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Literal
 
-from demos import Demo
+from mindagent.core.demo import Demo
 from mindagent.core.domain import PromptParts
-from mindagent.llm.base import Message
 from mindagent.dispatch.memory import Turn
+from mindagent.llm.base import Message
 
 DemoMode = Literal["full", "few-step", "none"]
+#: How a turn introduces a person's standing instructions when the game names no director.
+DIRECTOR = "Your director says"
 
 
 @dataclass(frozen=True)
@@ -36,8 +38,9 @@ class PromptConfig:
 
 
 def format_turn(step: int, state: str, feedback: Sequence[str] | None, head_chef: Sequence[str] = (),
-                people: Sequence[str] = ()) -> str:
-    """One user turn: what happened last step, what the head chef says, and the state now.
+                people: Sequence[str] = (), director: str = DIRECTOR) -> str:
+    """One user turn: what happened last step, what the director (a person's standing
+    instructions) says, in the game's words (`PromptParts.director`), and the state now.
 
     `step` is already in the state text; it is accepted so callers need not know that.
     """
@@ -45,7 +48,7 @@ def format_turn(step: int, state: str, feedback: Sequence[str] | None, head_chef
     if feedback is not None:
         parts.append("Feedback: " + ("\n" + "\n".join(f"- {line}" for line in feedback) if feedback else "none"))
     if head_chef:
-        parts.append("The head chef says:\n" + "\n".join(f"- {line}" for line in head_chef))
+        parts.append(f"{director}:\n" + "\n".join(f"- {line}" for line in head_chef))
     if people:
         parts.append("\n".join(people))
     parts.append("State:\n" + state.rstrip("\n"))
@@ -61,10 +64,7 @@ def system_text(parts: PromptParts, config: PromptConfig, demo: Demo | None) -> 
     if config.knowledge:
         sections.append(parts.knowledge)
     if demo is not None:
-        sections.append(
-            f"Below is an example from another kitchen where {demo.agents} agents cook {demo.dish}. "
-            "After it, the real game in this kitchen begins."
-        )
+        sections.append(demo.intro)
     else:
         sections.append("The game begins now.")
     return "\n\n".join(sections)
@@ -73,7 +73,7 @@ def system_text(parts: PromptParts, config: PromptConfig, demo: Demo | None) -> 
 def demo_messages(demo: Demo, with_feedback: bool) -> list[Message]:
     out: list[Message] = []
     for t, step in enumerate(demo.steps):
-        shown = format_turn(t, step.state, step.feedback if with_feedback else None)
+        shown = format_turn(t, step.state, list(step.feedback) if with_feedback else None)
         out.append(Message("user", shown))
         out.append(Message("assistant", "\n".join(step.commands)))
     return out

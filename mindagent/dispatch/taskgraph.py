@@ -26,8 +26,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from mindagent.llm.base import Message
+from mindagent.core.capabilities import task_graph_of
 from mindagent.dispatch.plans import Plan
+from mindagent.llm.base import Message
 
 if TYPE_CHECKING:
     from mindagent.core.domain import DomainSession
@@ -186,7 +187,7 @@ class TaskGraphPlan(Plan):
     def wants_renewal(self, session: DomainSession) -> bool:
         if session.step_index - self.start_step >= self.every:
             return True
-        now = session.task_graph()
+        now = task_graph_of(session)
         if now is None or now.signature != self.graph.signature:
             return True  # an order arrived, was served or failed
         current = now.by_id

@@ -40,11 +40,11 @@ from multiprocessing.managers import BaseManager
 from typing import Any
 
 from mindagent.core import registry as domains
-from mindagent.evaluation import sweep as evaluation
 from mindagent.dispatch.brains import Brain, make_brain
+from mindagent.evaluation import sweep as evaluation
+from mindagent.evaluation.scoring import TauResult
 from mindagent.evaluation.sweep import EvalConfig, Results
 from mindagent.llm.ratelimit import Gate, RateGate, RateLimits
-from mindagent.evaluation.scoring import TauResult
 
 log = logging.getLogger(__name__)
 

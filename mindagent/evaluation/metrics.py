@@ -24,8 +24,8 @@ from typing import Any
 
 from mindagent.core import registry as domains
 from mindagent.core.domain import DomainSession
-from mindagent.recordings.recording import RecordingError, read_recording
 from mindagent.core.spec import GameSpec
+from mindagent.recordings.recording import RecordingError, read_recording
 
 
 @dataclass
@@ -85,7 +85,7 @@ def gini(values: Sequence[float]) -> float:
 def _session(header: dict[str, Any]) -> DomainSession:
     """A session of the recorded game, used only to read commands (never reset or stepped)."""
     try:
-        return domains.make_session(GameSpec.from_header(header, domains.DEFAULT_DOMAIN))
+        return domains.make_session(GameSpec.from_header(header, domains.default_domain()))
     except ValueError as exc:
         raise RecordingError(f"cannot tell which game this recording is: {exc}") from None
 

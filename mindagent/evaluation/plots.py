@@ -48,7 +48,7 @@ def plot_results(results_json_path: str | Path, out_png: str | Path, title: str 
     data: dict[str, Any] = json.loads(Path(results_json_path).read_text(encoding="utf-8"))
     cells = data.get("cells", [])
     config = data.get("config", {})
-    figures = domains.get(str(config.get("domain") or domains.DEFAULT_DOMAIN)).reference_figures()
+    figures = domains.get(str(config.get("domain") or domains.default_domain())).reference_figures()
     reference = config.get("rules", "reference") == "reference" and figures is not None
     by_level: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for cell in cells:

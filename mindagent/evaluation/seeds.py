@@ -20,8 +20,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from mindagent.evaluation.sweep import EvalConfig, Results
 from mindagent.evaluation.stats import bootstrap_interval, mean
+from mindagent.evaluation.sweep import EvalConfig, Results
 
 SUMMARY_SCHEMA = "mindagent/seed-sweep@1"
 CellKey = tuple[str, int]

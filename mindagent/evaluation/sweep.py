@@ -25,16 +25,16 @@ from pathlib import Path
 from typing import Any
 
 from mindagent.core import registry as domains
-from mindagent.dispatch.brains import Brain
-from mindagent.dispatch.dispatcher import Dispatcher, DispatchSettings
 from mindagent.core.domain import RunProtocol
 from mindagent.core.episode import ModelCallsFailed, run_episode
-from mindagent.llm.redact import redact_text
-from mindagent.evaluation.metrics import aggregate_metrics, eval_episode, records_metrics
-from mindagent.dispatch.prompt import PromptConfig
-from mindagent.recordings.recording import Recorder, recording_path
-from mindagent.evaluation.scoring import PAPER_TAUS, TauResult, cos, cos_paper
 from mindagent.core.spec import GameSpec
+from mindagent.dispatch.brains import Brain
+from mindagent.dispatch.dispatcher import Dispatcher, DispatchSettings
+from mindagent.dispatch.prompt import PromptConfig
+from mindagent.evaluation.metrics import aggregate_metrics, eval_episode, records_metrics
+from mindagent.evaluation.scoring import PAPER_TAUS, TauResult, cos, cos_paper
+from mindagent.llm.redact import redact_text
+from mindagent.recordings.recording import Recorder, recording_path
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +60,7 @@ class EvalConfig:
     prompt: PromptConfig = field(default_factory=PromptConfig)
     repair: int = 0
     record_dir: str | None = None
-    domain: str = domains.DEFAULT_DOMAIN
+    domain: str = field(default_factory=domains.default_domain)
     options: dict[str, object] = field(default_factory=dict)
     dispatch: DispatchSettings = field(default_factory=DispatchSettings)
     #: temperature, max tokens, base URL (no credentials), model file and hash, threads
@@ -132,7 +132,7 @@ class Results:
         data = json.loads(path.read_text(encoding="utf-8"))
         saved = data.get("config", {})
         # files from before these keys
-        defaults: dict[str, object] = {"domain": domains.DEFAULT_DOMAIN, "options": {}, "dispatch": {"mode": "step"},
+        defaults: dict[str, object] = {"domain": domains.default_domain(), "options": {}, "dispatch": {"mode": "step"},
                                        "generation": None}
         for key in RESUME_KEYS:
             mine = self.config.to_dict()[key]

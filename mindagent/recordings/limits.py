@@ -7,9 +7,8 @@ Every limit here exists because an input without it was seen to stall or exhaust
 
 from __future__ import annotations
 
-# Limits on level and recipe files live with the data layer, in `levels/limits.py` (the rules
-# packages import nothing from `mindagent`).
-from levels.limits import MAX_LEVEL_STEPS
+#: The most steps an episode may last; a game's own level limits stay at or under it.
+MAX_EPISODE_STEPS = 100_000
 
 #: Characters of one model reply kept, recorded and parsed; the rest is dropped and noted.
 MAX_REPLY_CHARS = 65_536
@@ -17,7 +16,7 @@ MAX_REPLY_CHARS = 65_536
 MAX_MODEL_FILE_BYTES = 64 * 1024 * 1024
 #: Recording header bounds: agents, steps, tau (also the most steps a level may last).
 MAX_AGENTS = 64
-MAX_STEPS = MAX_LEVEL_STEPS
+MAX_STEPS = MAX_EPISODE_STEPS
 MAX_TAU = 1000.0
 #: Bytes one recording may grow to while written (``MINDAGENT_MAX_RECORDING_MB`` changes it); at
 #: the cap the file gets a ``cut`` line and no more. Also the most `mindagent replay` reads.

@@ -25,10 +25,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from mindagent.recordings.limits import MAX_AGENTS, MAX_HEADER_TEXT, MAX_RECORDING_BYTES, MAX_STEPS, MAX_TAU
 
 if TYPE_CHECKING:
-    from mindagent.dispatch.dispatcher import Decision
     from mindagent.core.domain import DomainStep
     from mindagent.core.episode import EpisodeResult
     from mindagent.core.spec import GameSpec
+    from mindagent.dispatch.dispatcher import Decision
 
 FORMAT = "mindagent/recording@1"
 #: Environment variable: megabytes one recording may grow to (default MAX_RECORDING_BYTES).

@@ -11,9 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mindagent.core import registry as domains
+from mindagent.core.capabilities import Replayable
 from mindagent.core.domain import DomainSession, ReplayUnsupported, SpecError
-from mindagent.recordings.recording import RecordingError, load_recording
 from mindagent.core.spec import GameSpec
+from mindagent.recordings.recording import RecordingError, load_recording
 
 
 @dataclass(frozen=True)
@@ -46,11 +47,13 @@ class Divergence(RecordingError):
 
 async def _session_for(header: dict[str, object]) -> DomainSession:
     try:
-        spec = domains.validate(GameSpec.from_header(header, domains.DEFAULT_DOMAIN))
+        spec = domains.validate(GameSpec.from_header(header, domains.default_domain()))
         domain = domains.get(spec.domain)
         if domain.live_world:
             raise ReplayUnsupported(f"{domain.name} recordings cannot be re-executed offline (it needs a live world)")
         session = domain.make_session(spec)
+        if not isinstance(session, Replayable):
+            raise ReplayUnsupported(f"{domain.name} recordings cannot be re-executed offline")
         await session.restore(header)
     except (SpecError, ReplayUnsupported, ValueError) as exc:
         raise RecordingError(str(exc)) from None

@@ -24,9 +24,10 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from websockets.asyncio.server import Server, ServerConnection, serve
 
 from mindagent.core import registry as domains
+from mindagent.core.domain import Domain
+from mindagent.core.spec import GameSpec
 from mindagent.dispatch.brains import Brain, make_brain
 from mindagent.dispatch.dispatcher import DispatchSettings
-from mindagent.core.domain import Domain
 from mindagent.dispatch.prompt import PromptConfig
 from mindagent.server.connection import Connection
 from mindagent.server.desk import RoomDesk
@@ -40,7 +41,6 @@ from mindagent.server.ratelimit import DEFAULT_CAPACITY, DEFAULT_RATE, HANDSHAKE
 from mindagent.server.room import DECISION_TIMEOUT_S, MAX_MEMBERS, Room, RoomSettings
 from mindagent.server.rooms import BrainFactory, RoomRegistry
 from mindagent.server.shards import ShardSet
-from mindagent.core.spec import GameSpec
 
 log = logging.getLogger(__name__)
 

@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from mindagent.core import registry as domains
 from mindagent.core.domain import Domain, SpecError
+from mindagent.core.spec import GameSpec
 from mindagent.server import protocol as p
 from mindagent.server.room import Member, Room, RoomSettings
 from mindagent.server.rooms import RoomRegistry
-from mindagent.core.spec import GameSpec
 
 if TYPE_CHECKING:
     from mindagent.server.app import ServerConfig

@@ -11,10 +11,10 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from mindagent.core.spec import GameSpec
 from mindagent.server.desk import RoomDesk
 from mindagent.server.room import Room, RoomSettings
 from mindagent.server.rooms import RoomRegistry
-from mindagent.core.spec import GameSpec
 
 if TYPE_CHECKING:
     from mindagent.server.connection import Connection

@@ -32,20 +32,20 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from mindagent.dispatch.brains import Brain, LLMBrain, PolicyBrain
-from mindagent.dispatch.dispatcher import Decision, Dispatcher, DispatchSettings
 from mindagent.core.domain import CommandError, DomainSession, DomainStep
 from mindagent.core.episode import Episode
-from mindagent.llm.redact import redact_text
+from mindagent.core.spec import GameSpec
+from mindagent.dispatch.brains import Brain, LLMBrain, PolicyBrain
+from mindagent.dispatch.dispatcher import Decision, Dispatcher, DispatchSettings
 from mindagent.dispatch.plans import Plan
 from mindagent.dispatch.prompt import PromptConfig
 from mindagent.evaluation.scoring import collaboration_score
+from mindagent.llm.redact import redact_text
 from mindagent.server.episode_log import EpisodeLog
 from mindagent.server.fanout import Frame, encode
 from mindagent.server.pacing import Pace
 from mindagent.server.protocol import QUESTIONNAIRE, ProtocolError, server_message
 from mindagent.server.scorecard import Scorecard
-from mindagent.core.spec import GameSpec
 
 log = logging.getLogger(__name__)
 

@@ -20,8 +20,9 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from apscheduler.triggers.interval import IntervalTrigger
 
 from mindagent.core import registry as domains
-from mindagent.dispatch.brains import Brain
+from mindagent.core.capabilities import LiveView
 from mindagent.core.domain import DomainSession, SpecError
+from mindagent.dispatch.brains import Brain
 from mindagent.server.protocol import ProtocolError
 from mindagent.server.room import Room, RoomSettings
 
@@ -107,9 +108,8 @@ class RoomRegistry:
         try:
             settings.spec = domains.validate(settings.spec)
             session = self.session_factory(settings)
-            serve_view = getattr(session, "serve_live_view", None)
-            if serve_view is not None and self.live_view is not None:
-                serve_view(*self.live_view)
+            if isinstance(session, LiveView) and self.live_view is not None:
+                session.serve_live_view(*self.live_view)
         except (SpecError, ValueError, OSError) as exc:
             raise ProtocolError("invalid", f"cannot make that game: {str(exc)[:200]}") from None
         brain = brain if brain is not None else self.make_brain(settings.model, settings.spec.domain)

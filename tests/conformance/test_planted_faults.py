@@ -15,9 +15,9 @@ import pytest
 
 from cuisineworld import load_level
 from mindagent.core.conformance import CHECKS, ConformanceError, domain_api_test, domain_api_test_sync
+from mindagent.core.domain import Counts, DomainStep, PromptParts, Verdict
 from mindagent.cuisine.extraction import extract_commands
 from mindagent.cuisine.session import CuisineSession
-from mindagent.core.domain import Counts, DomainStep, PromptParts, Verdict
 
 LEVEL = "level_3"
 STEPS = 12

@@ -16,14 +16,14 @@ from fakes import ScriptedModel
 
 from cuisineworld import load_level
 from mindagent.core import registry as domains
-from mindagent.dispatch.brains import LLMBrain
-from mindagent.cuisine.session import CuisineSession
-from mindagent.dispatch.dispatcher import Dispatcher, DispatchSettings
 from mindagent.core.episode import run_episode
-from mindagent.llm.base import Message
-from mindagent.dispatch.prompt import PromptConfig
-from mindagent.recordings.recording import Recorder, read_recording
 from mindagent.core.spec import GameSpec
+from mindagent.cuisine.session import CuisineSession
+from mindagent.dispatch.brains import LLMBrain
+from mindagent.dispatch.dispatcher import Dispatcher, DispatchSettings
+from mindagent.dispatch.prompt import PromptConfig
+from mindagent.llm.base import Message
+from mindagent.recordings.recording import Recorder, read_recording
 
 
 def test_the_dispatcher_is_told_every_agents_reach_and_knowledge():

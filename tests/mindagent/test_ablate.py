@@ -11,9 +11,9 @@ from pathlib import Path
 from fakes import ScriptedModel
 from typer.testing import CliRunner
 
-from mindagent.evaluation.ablation import ABLATIONS, run_ablation
-from mindagent.dispatch.brains import LLMBrain
 from mindagent.cli import app
+from mindagent.dispatch.brains import LLMBrain
+from mindagent.evaluation.ablation import ABLATIONS, run_ablation
 from mindagent.evaluation.sweep import EvalConfig
 
 ANSWER = "goto_agent0_storage0\nget_agent1_salmon_storage0"

@@ -55,8 +55,8 @@ def test_minecraft_has_no_cook_ticks_for_a_server_of_your_own() -> None:
 
 def test_a_built_in_dispatcher_a_domain_lacks_is_refused_by_name() -> None:
     from mindagent.core import registry as domains
-    from mindagent.dispatch.brains import make_brain
     from mindagent.core.domain import SpecError
+    from mindagent.dispatch.brains import make_brain
 
     class NoPolicies:
         name, policies = "toy", ()

@@ -8,14 +8,14 @@ import asyncio
 import pytest
 
 from mindagent.core import registry as domains
+from mindagent.core.episode import run_episode
+from mindagent.core.registry import make_session
+from mindagent.core.spec import GameSpec
 from mindagent.dispatch.brains import make_brain
 from mindagent.dispatch.dispatcher import Dispatcher
-from mindagent.core.registry import make_session
-from mindagent.core.episode import run_episode
 from mindagent.dispatch.prompt import PromptConfig
 from mindagent.recordings.recording import Recorder, read_recording
 from mindagent.recordings.replay import replay_recording
-from mindagent.core.spec import GameSpec
 
 STEPS = 3
 

@@ -15,13 +15,13 @@ from pathlib import Path
 import pytest
 
 from mindagent.core import registry as domains
+from mindagent.core.episode import run_episode
+from mindagent.core.spec import GameSpec
 from mindagent.dispatch.brains import PolicyBrain
 from mindagent.dispatch.dispatcher import Dispatcher
-from mindagent.core.episode import run_episode
-from mindagent.evaluation.metrics import episode_metrics, gini, mean_metrics
 from mindagent.dispatch.prompt import PromptConfig
+from mindagent.evaluation.metrics import episode_metrics, gini, mean_metrics
 from mindagent.recordings.recording import Recorder, RecordingError
-from mindagent.core.spec import GameSpec
 
 IDLE = ["noop_agent0", "noop_agent1"]
 #: Both agents fetch, both put, agent0 starts the blender, agent1 carries the dish out.

@@ -17,15 +17,15 @@ from fakes import ScriptedModel
 from gbnf_regex import gbnf_to_regex
 
 from mindagent.core import registry as domains
-from mindagent.dispatch.brains import LLMBrain
-from mindagent.dispatch.dispatcher import Dispatcher, DispatchSettings
 from mindagent.core.domain import SpecError
 from mindagent.core.episode import run_episode
-from mindagent.llm.base import Message
+from mindagent.core.spec import GameSpec
+from mindagent.dispatch.brains import LLMBrain
+from mindagent.dispatch.dispatcher import Dispatcher, DispatchSettings
 from mindagent.dispatch.plans import goal_grammar, parse_goal, plan_grammar, split_plan
 from mindagent.dispatch.prompt import PromptConfig
+from mindagent.llm.base import Message
 from mindagent.recordings.recording import Recorder, read_recording
-from mindagent.core.spec import GameSpec
 
 
 def session(level: str = "level_3", steps: int | None = 40):  # type: ignore[no-untyped-def]

@@ -20,8 +20,8 @@ from typer.testing import CliRunner
 
 import mindagent.llm.retry as retry
 from mindagent.cli import app
-from mindagent.evaluation.sweep import EvalConfig, Results
 from mindagent.evaluation.executors import BrainRecipe, run_units
+from mindagent.evaluation.sweep import EvalConfig, Results
 from mindagent.llm import RateGate, RateLimits
 
 runner = CliRunner()

@@ -9,15 +9,15 @@ import json
 import pytest
 from fakes import ScriptedModel
 
+from mindagent.core.episode import run_episode
+from mindagent.core.registry import make_session
+from mindagent.core.spec import GameSpec
 from mindagent.dispatch.brains import LLMBrain
 from mindagent.dispatch.dispatcher import Dispatcher
-from mindagent.core.registry import make_session
-from mindagent.core.episode import run_episode
-from mindagent.llm import make_client
 from mindagent.dispatch.prompt import PromptConfig
+from mindagent.llm import make_client
 from mindagent.recordings.recording import Recorder, read_recording
 from mindagent.recordings.replay import Divergence, replay_recording
-from mindagent.core.spec import GameSpec
 
 
 def wander(n: int, messages) -> str:

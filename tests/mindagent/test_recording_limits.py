@@ -13,11 +13,11 @@ from stub_llm import chat, stub_server
 from typer.testing import CliRunner
 
 from mindagent.cli import app
-from mindagent.recordings.limits import MAX_AGENTS, MAX_STEPS
+from mindagent.core.spec import GameSpec
 from mindagent.llm import make_client
+from mindagent.recordings.limits import MAX_AGENTS, MAX_STEPS
 from mindagent.recordings.recording import CAP_ENV, Recorder, RecordingError, load_recording, read_recording
 from mindagent.recordings.replay import replay_recording
-from mindagent.core.spec import GameSpec
 
 runner = CliRunner()
 

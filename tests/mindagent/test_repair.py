@@ -7,8 +7,8 @@ import asyncio
 from fakes import ScriptedModel
 
 from cuisineworld import load_level
-from mindagent.dispatch.brains import LLMBrain
 from mindagent.cuisine.session import CuisineSession
+from mindagent.dispatch.brains import LLMBrain
 from mindagent.dispatch.dispatcher import Dispatcher
 from mindagent.dispatch.memory import Memory
 from mindagent.dispatch.prompt import PromptConfig

@@ -22,22 +22,22 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from mindagent.core import registry as domains
-from mindagent.dispatch.brains import LLMBrain, make_brain
 from mindagent.cli import app
-from mindagent.dispatch.dispatcher import Dispatcher, DispatchSettings
+from mindagent.core import registry as domains
 from mindagent.core.domain import SpecError
 from mindagent.core.episode import Episode, run_episode
+from mindagent.core.spec import GameSpec
+from mindagent.dispatch.brains import LLMBrain, make_brain
+from mindagent.dispatch.dispatcher import Dispatcher, DispatchSettings
+from mindagent.dispatch.partners import parse_control
+from mindagent.dispatch.prompt import PromptConfig
+from mindagent.dispatch.taskgraph import Subtask, TaskGraph, assign_by_rule, assignment_grammar, parse_assignment
+from mindagent.dispatch.teams import agent_answer_grammar, parse_message
 from mindagent.evaluation.sweep import EvalConfig, Results
 from mindagent.llm import make_client
 from mindagent.llm.base import Message
-from mindagent.dispatch.partners import parse_control
-from mindagent.dispatch.prompt import PromptConfig
 from mindagent.recordings.recording import Recorder, read_recording
 from mindagent.recordings.replay import replay_recording
-from mindagent.core.spec import GameSpec
-from mindagent.dispatch.taskgraph import Subtask, TaskGraph, assign_by_rule, assignment_grammar, parse_assignment
-from mindagent.dispatch.teams import agent_answer_grammar, parse_message
 
 SPEC = GameSpec("cuisineworld", "level_3", 2, 1.0, 0, "reference", None)
 

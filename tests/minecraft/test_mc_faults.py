@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from mindagent.core.episode import Episode
 from mindagent.dispatch.brains import PolicyBrain
 from mindagent.dispatch.dispatcher import Dispatcher
-from mindagent.core.episode import Episode
 from mindagent.recordings.recording import Recorder, read_recording
 from minecraft import EmbeddedServer, KitchenConfig, MinecraftPlanner, MinecraftSession
 from minecraft.kitchen import MOBS

@@ -19,11 +19,11 @@ from typing import Any
 
 import pytest
 
+from mindagent.core.episode import run_episode
 from mindagent.dispatch.brains import LLMBrain
 from mindagent.dispatch.dispatcher import Dispatcher
-from mindagent.core.episode import run_episode
-from mindagent.llm.base import Completion, GenerationConfig, Message, Usage
 from mindagent.dispatch.prompt import PromptConfig
+from mindagent.llm.base import Completion, GenerationConfig, Message, Usage
 from mindagent.recordings.recording import Recorder, read_recording
 from minecraft import KitchenConfig, MinecraftPlanner, MinecraftSession
 from minecraft.transport import NODE_DIR

@@ -14,8 +14,8 @@ from stub_llm import BROKEN, chat, stub_server
 from websockets.asyncio.client import connect
 
 import mindagent.llm.retry as retry
-from mindagent.server import GameServer, ServerConfig
 from mindagent.core.spec import GameSpec
+from mindagent.server import GameServer, ServerConfig
 
 SECRET = "PLANTED-s3cret-4a5b6c"
 

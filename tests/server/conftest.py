@@ -17,11 +17,11 @@ import pytest
 import pytest_asyncio
 from websockets.asyncio.client import ClientConnection, connect
 
-from mindagent.dispatch.brains import Brain, PolicyBrain
 from mindagent.core.registry import make_session
+from mindagent.core.spec import GameSpec
+from mindagent.dispatch.brains import Brain, PolicyBrain
 from mindagent.server import GameServer, ServerConfig
 from mindagent.server.room import Room, RoomSettings
-from mindagent.core.spec import GameSpec
 
 
 class TinyPolicy:

@@ -13,11 +13,11 @@ import pytest
 from fakes import ScriptedModel
 
 from mindagent.core import registry as domains
+from mindagent.core.spec import GameSpec
 from mindagent.dispatch.brains import LLMBrain
 from mindagent.dispatch.dispatcher import DispatchSettings
 from mindagent.llm.base import Completion, GenerationConfig, Message
 from mindagent.server.room import Room, RoomSettings
-from mindagent.core.spec import GameSpec
 
 
 class GatedModel(ScriptedModel):

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
+from mindagent.core.spec import GameSpec
 from mindagent.recordings.recording import read_recording
 from mindagent.server import GameServer, ServerConfig
-from mindagent.core.spec import GameSpec
 
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio]
 CHROMIUM = "/usr/bin/chromium"

@@ -12,8 +12,8 @@ import pytest
 
 from cuisineworld import load_level
 from levels.loader import level_names
-from mindagent.dispatch.brains import PolicyBrain
 from mindagent.cuisine.planners import CuisinePlanner
+from mindagent.dispatch.brains import PolicyBrain
 from mindagent.server.room import Room
 
 pytestmark = pytest.mark.asyncio

@@ -27,8 +27,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from mindagent.server import GameServer, ServerConfig
 from mindagent.core.spec import GameSpec
+from mindagent.server import GameServer, ServerConfig
 from minecraft.transport import NODE_DIR
 
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio]

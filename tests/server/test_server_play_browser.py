@@ -21,10 +21,10 @@ from typing import Any
 
 import pytest
 
+from mindagent.core.spec import GameSpec
 from mindagent.cuisine.planners import CuisinePlanner
 from mindagent.server import GameServer, ServerConfig
 from mindagent.server.pacing import COUNTDOWN_S, HUMAN_TICK_S
-from mindagent.core.spec import GameSpec
 
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio]
 CHROMIUM = "/usr/bin/chromium"

@@ -16,11 +16,11 @@ import pytest
 from websockets.asyncio.client import connect
 
 from mindagent.core.registry import make_session
+from mindagent.core.spec import GameSpec
 from mindagent.server import GameServer, ServerConfig
 from mindagent.server.fanout import Frame
 from mindagent.server.lane import FrameLane
 from mindagent.server.room import Room, RoomSettings
-from mindagent.core.spec import GameSpec
 
 from .conftest import tiny_brain
 

@@ -15,10 +15,10 @@ import pytest
 import pytest_asyncio
 from websockets.asyncio.client import connect
 
+from mindagent.core.spec import GameSpec
 from mindagent.server import GameServer, ServerConfig
 from mindagent.server.rooms import NO_ROOM_TEXT
 from mindagent.server.shards import ShardSet
-from mindagent.core.spec import GameSpec
 
 from .conftest import Client
 

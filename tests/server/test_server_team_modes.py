@@ -22,12 +22,12 @@ import pytest_asyncio
 from fakes import ScriptedModel
 
 from mindagent.core import registry as domains
+from mindagent.core.spec import GameSpec
 from mindagent.dispatch.brains import Brain, LLMBrain, make_brain
 from mindagent.dispatch.dispatcher import DispatchSettings
 from mindagent.llm.base import Message
 from mindagent.recordings.recording import read_recording
 from mindagent.server import GameServer, ServerConfig
-from mindagent.core.spec import GameSpec
 
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio]
 

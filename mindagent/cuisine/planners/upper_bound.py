@@ -76,8 +76,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from cuisineworld import MAX_ACTIVE_ORDERS, PAPER_TAUS, Level, World, load_level
-from mindagent.cuisine.planners.recipes import RecipeBook
 from mindagent.core.domain import RunProtocol
+from mindagent.cuisine.planners.recipes import RecipeBook
 
 EPISODES = 3
 #: Commands a hand-off adds: the put on the relay, the goto before it, and the other agent's get.

@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from cuisineworld import load_level
+from mindagent.core.domain import SpecError
 from mindagent.cuisine.rl.actions import ActionTable
 from mindagent.cuisine.rl.observe import Observer
 from mindagent.cuisine.rl.train import POLICY_FILE
-from mindagent.core.domain import SpecError
 
 PREFIX = "policy:"
 SAMPLE_SUFFIX = "?sample"

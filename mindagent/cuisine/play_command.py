@@ -9,7 +9,7 @@ from rich.console import Console
 
 from cuisineworld import World
 from feedback import step_lines
-from mindagent.cli.levels import level_or_exit
+from mindagent.cuisine.levels_command import level_or_exit
 
 out = Console(highlight=False)
 
@@ -58,3 +58,7 @@ def play(
             out.print(f"  [yellow]{line}[/yellow]")
     c = world.counts
     out.print(f"[bold]Episode over[/bold]: {c.completed} completed, {c.failed} failed, {c.active} still open.")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("play")(play)

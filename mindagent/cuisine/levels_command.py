@@ -135,3 +135,7 @@ def generate(
     out.print(f"{agents} agents, paper protocol, seed {calibration.seed}: planner CoS "
               f"{calibration.planner_cos:.3f} (band {calibration.band[0]:.2f}-{calibration.band[1]:.2f}), "
               f"upper bound {calibration.bound_cos:.3f}; {calibration.candidates} candidate(s) measured")
+
+
+def register(cli: typer.Typer) -> None:
+    cli.add_typer(app, name="levels")

@@ -1,0 +1,163 @@
+"""What a game may do beyond the small contract, declared by implementing a protocol.
+
+The core asks ``isinstance(session, GoalMode)`` (runtime-checkable protocols), never whether an
+attribute happens to exist, so a capability is visible in the game's class, checked by the
+conformance suite, and typed. Each protocol is small; a game implements the ones it supports.
+The accessor functions at the bottom are what the dispatcher, recorder and server call: they
+return None (or the neutral answer) for a game without the capability.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from mindagent.core.domain import JSON, DomainSession, PromptParts
+
+if TYPE_CHECKING:
+    from mindagent.core.demo import Demo
+    from mindagent.dispatch.plans import Executor, GoalMenu
+    from mindagent.dispatch.taskgraph import SubtaskExecutor, TaskGraph
+
+
+@runtime_checkable
+class Grammars(Protocol):
+    """Constrained decoding: GBNF grammars of a well-formed answer (local models)."""
+
+    def grammar(self) -> str | None:
+        """One whole answer of the team, e.g. one command line per agent (None: none now)."""
+        ...
+
+    def agent_grammar(self, agent: int) -> str | None:
+        """One command of agent `agent` alone (decentral mode and subtask executors)."""
+        ...
+
+
+@runtime_checkable
+class GoalMode(Protocol):
+    """``--dispatch goals``: the model chooses what the team works on; the game's executor acts.
+
+    Example: ``session.goal_menu()`` → ``GoalMenu(("tunaSushi",), "orders: ...")``.
+    """
+
+    def goal_menu(self) -> GoalMenu | None:
+        """The goals the model may choose now and the situation to choose from (None: nothing to choose)."""
+        ...
+
+    def goal_executor(self) -> Executor:
+        """A fresh executor that turns the chosen goal into commands every step."""
+        ...
+
+
+@runtime_checkable
+class TaskGraphMode(Protocol):
+    """``--mode taskgraph``: the open work as a DAG of subtasks a manager assigns to agents."""
+
+    def task_graph(self) -> TaskGraph | None:
+        """Example: ``TaskGraph((Subtask("o1.rice", "fetch rice", "salmonSushi"),))``."""
+        ...
+
+    def subtask_executor(self) -> SubtaskExecutor:
+        """A fresh executor turning each agent's subtask into its command."""
+        ...
+
+
+@runtime_checkable
+class AgentPrompts(Protocol):
+    """Agents that know different things: agent K's own static prompt in decentral mode."""
+
+    def agent_prompt_parts(self, agent: int) -> PromptParts:
+        """Example: only the recipes agent 1 knows on a level with asymmetric knowledge."""
+        ...
+
+
+@runtime_checkable
+class Demos(Protocol):
+    """A one-shot demonstration for the prompt."""
+
+    def choose_demo(self, agents: int | None) -> Demo | None:
+        """The demo made with `agents` agents (None: the session's own team size)."""
+        ...
+
+
+@runtime_checkable
+class Replayable(Protocol):
+    """Recordings re-executed offline (`mindagent replay`): a fresh session put at a recorded start."""
+
+    async def restore(self, header: Mapping[str, JSON]) -> None:
+        """Example: ``await session.restore(header)`` with a recording's header line."""
+        ...
+
+
+@runtime_checkable
+class LiveView(Protocol):
+    """A live world that can show itself to people beside the page (a 3D view of the bots)."""
+
+    def serve_live_view(self, bind: str, hostnames: frozenset[str] | None) -> None:
+        """Start serving the view on `bind` for requests naming `hostnames` (None: any)."""
+        ...
+
+
+@runtime_checkable
+class ActsFor(Protocol):
+    """A built-in policy that can command a subset of the team (people or partners play the rest)."""
+
+    def act_for(self, session: Any, controlled: list[int]) -> list[str]:
+        """Commands for the agents in `controlled` only."""
+        ...
+
+
+@runtime_checkable
+class TakesReplies(Protocol):
+    """A built-in policy that answers a director's words (e.g. "cannot make that here")."""
+
+    def take_replies(self) -> list[str]:
+        """Replies made since the last call, oldest first."""
+        ...
+
+
+# ------------------------------------------------------------------ accessors
+
+
+def grammar_of(session: DomainSession) -> str | None:
+    return session.grammar() if isinstance(session, Grammars) else None
+
+
+def agent_grammar_of(session: DomainSession, agent: int) -> str | None:
+    return session.agent_grammar(agent) if isinstance(session, Grammars) else None
+
+
+def goal_menu_of(session: DomainSession) -> GoalMenu | None:
+    return session.goal_menu() if isinstance(session, GoalMode) else None
+
+
+def task_graph_of(session: DomainSession) -> TaskGraph | None:
+    return session.task_graph() if isinstance(session, TaskGraphMode) else None
+
+
+def agent_prompt_parts_of(session: DomainSession, agent: int) -> PromptParts:
+    return session.agent_prompt_parts(agent) if isinstance(session, AgentPrompts) else session.prompt_parts()
+
+
+def demo_of(session: DomainSession, agents: int | None) -> Demo | None:
+    return session.choose_demo(agents) if isinstance(session, Demos) else None
+
+
+def policy_commands(policy: Any, session: DomainSession, controlled: Sequence[int] | None) -> list[str]:
+    """A built-in policy's commands for `controlled` (None: the whole team)."""
+    if controlled is not None and isinstance(policy, ActsFor):
+        return policy.act_for(session, list(controlled))
+    commands: list[str] = policy.act(session)
+    return commands
+
+
+def policy_replies(policy: Any) -> list[str]:
+    return policy.take_replies() if isinstance(policy, TakesReplies) else []
+
+
+#: Every session capability, for listings and the conformance suite.
+SESSION_CAPABILITIES: tuple[type, ...] = (Grammars, GoalMode, TaskGraphMode, AgentPrompts, Demos, Replayable, LiveView)
+
+__all__ = ["SESSION_CAPABILITIES", "ActsFor", "AgentPrompts", "Demos", "GoalMode", "Grammars", "LiveView", "Replayable",
+           "TakesReplies", "TaskGraphMode", "agent_grammar_of", "agent_prompt_parts_of", "demo_of", "goal_menu_of",
+           "grammar_of", "policy_commands", "policy_replies", "task_graph_of"]
