@@ -75,7 +75,7 @@ def given_options(domain: str, given: dict[str, Any],
             continue
         option, games = owners[name]
         if domain.strip().lower() not in games:
-            fail(f"{option.flag} is an option of {' and '.join(games)}, not of {domain}")
+            fail(f"{domain} takes no {name} ({option.flag} is an option of {' and '.join(games)})")
         chosen[name] = value
     return chosen
 

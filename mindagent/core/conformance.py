@@ -44,6 +44,9 @@ from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from mindagent.core.conformance_capabilities import CHECK as CAPABILITY_CHECK
+from mindagent.core.conformance_capabilities import DEMANDS as CAPABILITY_DEMANDS
+from mindagent.core.conformance_capabilities import check_capabilities
 from mindagent.core.domain import Counts, DomainSession, DomainStep, PromptParts, Verdict
 from mindagent.dispatch.policy import Policy
 
@@ -73,6 +76,7 @@ CHECKS: dict[str, str] = {
                 "an agent",
     "raises": "no session method raises during a run (reset, legal_commands, state_text, view, counts...); step "
               "and check are held to this by `garbage` and `step_result`",
+    CAPABILITY_CHECK: CAPABILITY_DEMANDS,
     "agent_of_variants": "the same for case, padding and non-ASCII digit variants of real commands: agent_of does not "
                          "raise, and a variant the game accepts is attributed to the agent it came from",
 }
@@ -450,7 +454,10 @@ async def domain_api_test(
             twin = await fresh() if determinism and "reset_determinism" not in run.skip else None
             run.phase = "reset"
             await run.reset(main, seed)
+            start = (main.episode_header(), main.state_text(), main.orders_snapshot())
             await _determinism(run, main, twin, seed, steps, rng)
+            run.phase = "capabilities"  # on the twin where there is one: choosing a demo may change a prompt
+            await check_capabilities(run, twin or main, start if twin is not None else None)
             if twin is not None and close:
                 made.remove(twin)
                 await twin.aclose()

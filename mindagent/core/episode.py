@@ -12,11 +12,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from mindagent.core.domain import DomainSession, DomainStep
-from mindagent.dispatch.brains import Call
 from mindagent.dispatch.dispatcher import Decision, Dispatcher
 from mindagent.dispatch.memory import Memory
+from mindagent.dispatch.modes import DispatchMode, mode_for
 from mindagent.dispatch.plans import Plan
-from mindagent.dispatch.taskgraph import TaskGraphPlan, unread_note
 from mindagent.recordings.recording import Recorder
 
 
@@ -72,6 +71,8 @@ class Episode:
         self.control = list(control) if control is not None else None
         if self.partner is not None:
             self.partner.reset(session)
+        #: how this episode's commands are decided, chosen once
+        self.mode: DispatchMode = mode_for(dispatcher.dispatch, dispatcher.plans)
 
     async def decide(self, controlled: Sequence[int] | None = None, people: Sequence[str] = ()) -> Decision:
         """The dispatcher's commands for the current step (head-chef words are read now)."""
@@ -79,27 +80,12 @@ class Episode:
         return await self.dispatcher.decide(self.session, self.memory, list(self.feedback), head_chef, controlled, people)
 
     async def act(self, controlled: Sequence[int] | None = None, people: Sequence[str] = ()) -> Decision:
-        """This step's commands in any dispatch mode, waiting for the model when it must be asked.
-
-        Per-step mode is `decide`; decentral mode asks once per agent (`decide_decentral`); with
-        `--control` the partner policy's commands are added for the other agents. In task-graph
-        mode with the model executor the model writes each agent's command from its subtask every
-        step (`_from_taskgraph`). In plan, goal and task-graph mode the current plan gives the step; the
-        model is asked for a new one when the plan wants renewal, and asked once more within the
-        step when a fresh or old plan cannot give this step (exhausted, diverged or refused): then
-        the agents idle. Offline the model's latency costs no game time; a room uses plans on its
-        own clock instead (`mindagent.server.room`)."""
+        """This step's commands in the episode's dispatch mode (`mindagent.dispatch.modes`),
+        waiting for the model when it must be asked; with `--control` the partner policy's
+        commands are added for the other agents. Offline the model's latency costs no game time;
+        a room uses plans on its own clock instead (`mindagent.server.room`)."""
         ours, theirs = self.split(controlled)
-        if self.dispatcher.dispatch.team == "decentral":
-            head_chef = self.session.pending_instructions()
-            decision = await self.dispatcher.decide_decentral(
-                self.session, self.agent_memory, list(self.feedback), self.heard, head_chef, ours, people)
-        elif self.dispatcher.dispatch.team == "taskgraph" and self.dispatcher.dispatch.executor == "model":
-            decision = await self._from_taskgraph(ours, people)
-        elif not self.dispatcher.plans:
-            decision = await self.decide(ours, people)
-        else:
-            decision = await self._from_plan(ours, people)
+        decision = await self.mode.decide(self, ours, people)
         return self.with_partners(decision, theirs)
 
     def split(self, controlled: Sequence[int] | None) -> tuple[list[int] | None, list[int]]:
@@ -119,61 +105,6 @@ class Episode:
         return Decision(commands, self.session.check(commands), decision.calls, decision.shown, decision.head_chef,
                         decision.plan, decision.replies, decision.said, decision.agent_turns, partner)
 
-    async def _from_plan(self, controlled: Sequence[int] | None, people: Sequence[str]) -> Decision:
-        """Plan, goal and task-graph modes: the standing plan gives the step, renewed as needed."""
-        head_chef = self.session.pending_instructions()
-        calls: list[Call] = []
-        shown = ""
-        plan = self.plan
-        if plan is None or plan.wants_renewal(self.session):
-            plan, calls, shown = await self.dispatcher.make_plan(
-                self.session, self.memory, list(self.feedback), head_chef, controlled, people)
-        commands = plan.next(self.session)
-        if commands is None and not calls:  # the standing plan ran out, diverged or was refused
-            plan, calls, shown = await self.dispatcher.make_plan(
-                self.session, self.memory, list(self.feedback), head_chef, controlled, people)
-            commands = plan.next(self.session)
-        if plan is not self.plan:  # plans are numbered per episode, so a replayed episode reads the same
-            self.plans_made += 1
-            plan.id = self.plans_made
-        described = plan.describe()
-        self.plan = plan if commands is not None else None
-        commands = self.dispatcher.mine(self.session, commands or [], controlled)
-        return Decision(commands, self.session.check(commands), calls, shown, list(head_chef), described)
-
-    async def _from_taskgraph(self, controlled: Sequence[int] | None, people: Sequence[str]) -> Decision:
-        """Task graph with the model executor: the manager's assignment stands until it wants
-        renewal or one of its subtasks failed (a command the look-ahead refuses: that step is
-        played as written, refusal and all, and the manager assigns again at the next step);
-        every step the model writes each assigned agent's command."""
-        head_chef = self.session.pending_instructions()
-        calls: list[Call] = []
-        shown = ""
-        plan = self.plan
-        agents = list(range(self.session.n_agents)) if controlled is None else sorted(controlled)
-        if not isinstance(plan, TaskGraphPlan) or plan.failed or plan.agents != agents \
-                or plan.wants_renewal(self.session):  # (a person took or left an agent: assign again)
-            made, calls, shown = await self.dispatcher.make_plan(
-                self.session, self.memory, list(self.feedback), head_chef, controlled, people)
-            if not isinstance(made, TaskGraphPlan):
-                raise TypeError("task-graph mode made a plan of another kind")
-            plan = made
-            plan.executed_by = "model"
-            self.plans_made += 1
-            plan.id = self.plans_made
-        notes, self.executor_notes = self.executor_notes, {}
-        commands, executed, unread = await self.dispatcher.execute_subtasks(
-            self.session, plan, list(self.feedback), notes, head_chef, people)
-        calls += executed
-        verdicts = self.session.check(commands)
-        plan.failed = [v.command for v in verdicts if not v.ok]
-        plan.unread = unread
-        names = self.session.agent_names
-        self.executor_notes = {a: [unread_note(names[a])] for a in unread}
-        plan.position += 1
-        self.plan = plan
-        return Decision(commands, verdicts, calls, shown, list(head_chef), plan.describe())
-
     async def advance(self, decision: Decision | None, commands: Sequence[str] | None = None,
                       actors: Sequence[str] | None = None) -> DomainStep:
         """Step the game with `commands` (default: the decision's) and keep what the next step needs.
@@ -191,8 +122,8 @@ class Episode:
                 self.agent_memory[agent].push(shown, answered)
         elif decision is not None and decision.shown:
             self.memory.push(decision.shown, "\n".join(decision.commands))
-        if decision is not None and self.dispatcher.dispatch.team == "decentral":
-            self.heard = dict(decision.said)
+        if decision is not None:
+            self.mode.after_step(self, decision)
         if decision is not None:
             usage = decision.usage
             self.totals.prompt_tokens += usage.prompt_tokens

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+from mindagent.core.capabilities import goal_menu_of
 from mindagent.core.domain import CommandError, DomainSession, DomainStep
 from mindagent.core.episode import Episode
 from mindagent.core.spec import GameSpec
@@ -211,8 +212,8 @@ class Room:
         chosen = self.settings.dispatch
         if chosen is None:
             local = isinstance(brain, LLMBrain) and brain.name.startswith("local:")
-            chosen = DispatchSettings("goals") if local and self.session.goal_menu() is not None else DispatchSettings()
-        if chosen.mode == "goals" and self.session.goal_menu() is None:
+            chosen = DispatchSettings("goals") if local and goal_menu_of(self.session) is not None else DispatchSettings()
+        if chosen.mode == "goals" and goal_menu_of(self.session) is None:
             return DispatchSettings()  # a domain without goal mode: per-step commands
         if chosen.executor == "model" and not isinstance(brain, LLMBrain):
             return replace(chosen, executor="rule")  # a built-in policy carries out subtasks by rule

@@ -1,0 +1,75 @@
+"""The conformance checks of the declared capabilities (`mindagent.core.capabilities`).
+
+A game that declares a capability by implementing its protocol promises what the protocol says;
+these checks hold it to that on a reset session, with the same failure reports as the rest of the
+suite. A game without a capability is not asked anything here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from mindagent.core.capabilities import AgentPrompts, Demos, GoalMode, Grammars, LiveView, Replayable, TaskGraphMode
+from mindagent.core.domain import JSON, DomainSession, PromptParts
+from mindagent.dispatch.plans import GoalMenu
+from mindagent.dispatch.taskgraph import TaskGraph
+
+if TYPE_CHECKING:
+    from mindagent.core.conformance import _Run
+
+CHECK = "capabilities"
+DEMANDS = ("each declared capability answers as its protocol promises: grammars are GBNF text with a root rule "
+           "(or None), goal menus list text options, task graphs are TaskGraphs with an executor, per-agent prompt "
+           "parts are PromptParts, demos have steps and an intro, a Replayable session restored from a reset twin's "
+           "header shows the same state")
+
+
+def declared(session: DomainSession) -> list[str]:
+    """The names of the capabilities a session declares, in a fixed order."""
+    kinds = (("grammars", Grammars), ("goals", GoalMode), ("task_graph", TaskGraphMode),
+             ("agent_prompts", AgentPrompts), ("demos", Demos), ("replay", Replayable), ("live_view", LiveView))
+    return [name for name, kind in kinds if isinstance(session, kind)]
+
+
+def _grammar_ok(text: object) -> bool:
+    return text is None or (isinstance(text, str) and "root" in text and "::=" in text)
+
+
+async def check_capabilities(run: _Run, s: DomainSession, start: tuple[Mapping[str, JSON], str, object] | None) -> None:
+    """`start` is another session's episode header, state text and orders right after a reset
+    (None for a live world: no replay check); a Replayable `s` restored from it must show them."""
+    if not run.on(CHECK):
+        return
+    if isinstance(s, Grammars):
+        if not _grammar_ok(s.grammar()):
+            raise run.fail(CHECK, "grammar() must be GBNF text with a root rule, or None", s)
+        for agent in range(s.n_agents):
+            if not _grammar_ok(s.agent_grammar(agent)):
+                raise run.fail(CHECK, f"agent_grammar({agent}) must be GBNF text with a root rule, or None", s)
+    if isinstance(s, GoalMode):
+        menu = s.goal_menu()
+        if menu is not None and (not isinstance(menu, GoalMenu) or not all(isinstance(o, str) for o in menu.options)):
+            raise run.fail(CHECK, f"goal_menu() must be None or a GoalMenu of text options, not {menu!r:.80}", s)
+        if s.goal_executor() is None:
+            raise run.fail(CHECK, "goal_executor() returned None for a session that declares goal mode", s)
+    if isinstance(s, TaskGraphMode):
+        graph = s.task_graph()
+        if graph is not None and not isinstance(graph, TaskGraph):
+            raise run.fail(CHECK, f"task_graph() must be None or a TaskGraph, not {type(graph).__name__}", s)
+        if s.subtask_executor() is None:
+            raise run.fail(CHECK, "subtask_executor() returned None for a session that declares task graphs", s)
+    if isinstance(s, AgentPrompts):
+        for agent in range(s.n_agents):
+            parts = s.agent_prompt_parts(agent)
+            if not isinstance(parts, PromptParts):
+                raise run.fail(CHECK, f"agent_prompt_parts({agent}) returned {type(parts).__name__}, not PromptParts", s)
+    if isinstance(s, Demos):
+        demo = s.choose_demo(None)
+        if demo is not None and (not demo.steps or not isinstance(demo.intro, str) or not demo.intro):
+            raise run.fail(CHECK, "choose_demo(None) must be None or a demo with steps and an intro sentence", s)
+    if isinstance(s, Replayable) and start is not None:
+        header, state, orders = start
+        await s.restore(header)
+        if s.state_text() != state or s.orders_snapshot() != orders:
+            raise run.fail(CHECK, "a session restored from a reset session's episode_header() shows another state", s)
