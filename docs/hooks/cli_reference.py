@@ -60,7 +60,7 @@ def _plain_help(command: Any, ctx: Any) -> str:
     formatter = ctx.make_formatter()
     for klass in type(command).__mro__:
         if klass.__module__ != "typer.core" and "format_help" in vars(klass):
-            klass.format_help(command, ctx, formatter)
+            vars(klass)["format_help"](command, ctx, formatter)
             break
     else:
         raise RuntimeError(f"{ctx.command_path}: no click format_help found on {type(command).__name__}")
