@@ -12,6 +12,7 @@ lists them, so the page (and its anchors) change only when the commands do.
 from __future__ import annotations
 
 import logging
+import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -92,6 +93,14 @@ def render(app: typer.Typer) -> str:
     return "\n".join(parts)
 
 
+def _without_checkout_path(text: str, root: str) -> str:
+    """A default computed from the checkout (the shipped demos' folder) would put the build
+    machine's path on the page, wrapped wherever click's formatter broke the line; the page should
+    read the same wherever it is built, so the path becomes ``<checkout>``."""
+    wrapped = r"(?:\n\s*)?".join(re.escape(char) for char in root)
+    return re.sub(wrapped, "<checkout>", text)
+
+
 def on_files(files: Files, config: MkDocsConfig) -> Files:
     """Add the generated page; the repository root goes first on the path so the worktree's own
     code is documented, not some other installed copy."""
@@ -100,7 +109,7 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
         sys.path.insert(0, root)
     from mindagent.cli import app
 
-    content = render(app)
+    content = _without_checkout_path(render(app), root)
     log.debug("cli reference: %d lines", content.count("\n"))
     files.append(File.generated(config, PAGE, content=content))
     return files
