@@ -3,16 +3,23 @@
 The README is what a newcomer reads first and what packaging shows, so it stays short and keeps its
 two commands exactly; everything else lives in the docs site, and a README link to a page that
 moved would send people nowhere. The site itself is built with `mkdocs build --strict` in CI, which
-checks the links between pages; these fast checks cover what that build does not see.
+checks the links between pages; these fast checks cover what that build does not see, including
+that the generated command-line reference leaves out no command and no option.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import typer
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -89,3 +96,37 @@ def test_python_dash_m_mindagent_prints_the_command_list() -> None:
     assert "Usage" in done.stdout
     for command in ("run", "eval", "serve", "replay"):
         assert re.search(rf"\b{command}\b", done.stdout), command
+
+
+def _hook() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("cli_reference", ROOT / "docs" / "hooks" / "cli_reference.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _commands(command: Any, path: str) -> Iterator[tuple[str, Any]]:
+    yield path, command
+    if hasattr(command, "list_commands"):
+        ctx = command.context_class(command, info_name=path.split()[-1])
+        for name in command.list_commands(ctx):
+            sub = command.get_command(ctx, name)
+            if sub is not None and not sub.hidden:
+                yield from _commands(sub, f"{path} {name}")
+
+
+def test_the_generated_cli_reference_has_every_command_and_option() -> None:
+    from mindagent.cli import app
+
+    page = _hook().render(app)
+    seen = 0
+    for path, command in _commands(typer.main.get_command(app), "mindagent"):
+        if path != "mindagent":
+            assert f"`{path}`" in page, f"no section for {path}"
+        for param in command.params:
+            for opt in getattr(param, "opts", []):
+                if opt.startswith("-"):
+                    assert re.search(rf"(?<![\w-]){re.escape(opt)}(?![\w-])", page), f"{path}: {opt} missing from the reference"
+                    seen += 1
+    assert seen > 100  # run, eval and serve alone have dozens of options

@@ -16,11 +16,13 @@ import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
-from mkdocs.config.defaults import MkDocsConfig
-from mkdocs.structure.files import File, Files
+
+if TYPE_CHECKING:  # mkdocs is needed to build the site, not to render the page (tests do that)
+    from mkdocs.config.defaults import MkDocsConfig
+    from mkdocs.structure.files import Files
 
 log = logging.getLogger("mkdocs.hooks.cli_reference")
 
@@ -104,6 +106,8 @@ def _without_checkout_path(text: str, root: str) -> str:
 def on_files(files: Files, config: MkDocsConfig) -> Files:
     """Add the generated page; the repository root goes first on the path so the worktree's own
     code is documented, not some other installed copy."""
+    from mkdocs.structure.files import File
+
     root = str(Path(config.config_file_path).resolve().parent)
     if sys.path[0] != root:
         sys.path.insert(0, root)
