@@ -4,7 +4,7 @@ For environments where the script is not on PATH (a virtualenv not activated, a 
 runs modules), and so the CLI can be run from a source tree without installing it.
 """
 
-from mindagent.cli import app
+from mindagent.cli import build_app
 
 if __name__ == "__main__":
-    app(prog_name="mindagent")
+    build_app()(prog_name="mindagent")
