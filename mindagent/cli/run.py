@@ -19,7 +19,7 @@ from mindagent.cli.domain_options import with_domain_options
 from mindagent.core import registry as domains
 from mindagent.core.domain import SpecError
 from mindagent.core.episode import EpisodeResult, run_episode
-from mindagent.dispatch.brains import generation_settings, make_brain
+from mindagent.dispatch.brains import PolicyBrain, generation_settings, make_brain
 from mindagent.dispatch.dispatcher import Dispatcher
 from mindagent.llm.base import LLMError
 from mindagent.recordings.recording import CAP_ENV, Recorder, RecordingError, recording_path
@@ -81,7 +81,7 @@ def run(
     async def go() -> EpisodeResult:
         try:
             await session.reset(seed=seed)
-            if hasattr(brain, "reset"):
+            if isinstance(brain, PolicyBrain):  # a built-in policy starts each episode fresh
                 brain.reset(session)
             path.unlink(missing_ok=True)
             recorder = Recorder(path)

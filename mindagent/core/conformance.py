@@ -477,7 +477,7 @@ async def domain_api_test(
             run.phase = "episode end"
             await _episode_end(run, main, seed, max_episode_steps)
             if policy is not None:
-                run.phase = f"{getattr(policy, 'name', 'policy')} episode"
+                run.phase = f"{policy.name} episode"
                 await _policy_episode(run, main, seed, policy, max_episode_steps)
     except ConformanceError:
         raise

@@ -15,7 +15,7 @@ import abc
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from mindagent.core.spec import GameSpec
@@ -291,6 +291,7 @@ class ReferenceFigures:
 TRAINED_PREFIX = "policy:"
 
 
+@runtime_checkable
 class Domain(Protocol):
     """How a game plugs in: sessions from a spec, its built-in policies and its levels.
 

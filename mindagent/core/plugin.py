@@ -17,10 +17,8 @@ from __future__ import annotations
 import importlib
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from mindagent.core.domain import Domain
+from mindagent.core.domain import Domain
 
 #: The core commands a domain option can attach to.
 OPTION_COMMANDS = ("run", "eval", "serve", "ablate", "prompt")
@@ -99,10 +97,11 @@ class DomainPlugin:
             loaded = getattr(importlib.import_module(module), attribute)
         except (ImportError, AttributeError) as exc:
             raise PluginError(f"{self.name}: cannot load {self.domain} ({exc})") from exc
-        if getattr(loaded, "name", None) != self.name:
-            raise PluginError(f"{self.name}: {self.domain} is a domain called {getattr(loaded, 'name', None)!r}")
-        domain: Domain = loaded
-        return domain
+        if not isinstance(loaded, Domain):
+            raise PluginError(f"{self.name}: {self.domain} is not a Domain (see mindagent.core.domain.DomainBase)")
+        if loaded.name != self.name:
+            raise PluginError(f"{self.name}: {self.domain} is a domain called {loaded.name!r}")
+        return loaded
 
 
 __all__ = ["OPTION_COMMANDS", "DomainOption", "DomainPlugin", "PluginError"]

@@ -28,7 +28,7 @@ from mindagent.core import registry as domains
 from mindagent.core.domain import RunProtocol
 from mindagent.core.episode import ModelCallsFailed, run_episode
 from mindagent.core.spec import GameSpec
-from mindagent.dispatch.brains import Brain
+from mindagent.dispatch.brains import Brain, PolicyBrain
 from mindagent.dispatch.dispatcher import Dispatcher, DispatchSettings
 from mindagent.dispatch.prompt import PromptConfig
 from mindagent.evaluation.metrics import aggregate_metrics, eval_episode, records_metrics
@@ -207,7 +207,7 @@ async def run_tau(config: EvalConfig, level: str, agents: int, tau: float, brain
     try:
         for episode in range(1, config.episodes + 1):
             await session.reset(seed=config.seed if episode == 1 else None)
-            if hasattr(brain, "reset"):
+            if isinstance(brain, PolicyBrain):  # a built-in policy starts each episode fresh
                 brain.reset(session)
             path = None
             if config.record_dir is not None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from cuisineworld import PAPER_TAUS, Level, World, load_level
 from mindagent.evaluation.scoring import TauResult, cos, cos_paper
@@ -26,6 +26,9 @@ EPISODES_PER_TAU = 3
 
 class WorldPolicy(Protocol):
     name: str
+
+    def reset(self, session: Any) -> None:
+        """Forget the last episode (the world is passed separately, so `session` may be None)."""
 
     def act_world(self, world: World) -> list[str]:
         """One command per agent for the world's current step."""
@@ -65,9 +68,7 @@ def run_tau(policy: WorldPolicy, level: Level, agents: int, tau: float, seed: in
     completed = failed = active = refused = 0
     for _ in range(episodes):
         world.reset()
-        reset = getattr(policy, "reset", None)
-        if reset is not None:
-            reset(None)
+        policy.reset(None)
         while not world.done:
             result = world.step(policy.act_world(world))
             refused += sum(1 for o in result.outcomes if not o.ok)

@@ -28,6 +28,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from cuisineworld import Level, World
+from mindagent.core.domain import DomainSession
 from mindagent.cuisine.planners.assign import (
     Decision,
     HandDest,
@@ -80,7 +81,7 @@ class CuisinePlanner:
         (`head_chef.py`). The other agents are people: the planner never counts on what they will do
         and plans its own commands so that, run before theirs, the engine accepts every one."""
         world = session.world
-        standing: list[str] = getattr(session, "pending_instructions", list)()  # a bare world holder has none
+        standing = session.pending_instructions() if isinstance(session, DomainSession) else []  # a bare world holder has none
         chef = read_orders(standing, world.level.dishes, world.n_agents)
         for reply in chef.replies:
             if reply not in self._answered:
