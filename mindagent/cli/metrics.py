@@ -19,7 +19,7 @@ def metrics(
     recordings: list[Path] = typer.Argument(..., exists=True, dir_okay=False, help="JSONL recordings"),
     as_json: bool = typer.Option(False, "--json", help="print one JSON object per recording"),
 ) -> None:
-    """Process metrics of each recorded episode (the README defines every figure)."""
+    """Process metrics of each recorded episode (docs/guide/metrics.md defines every figure)."""
     from mindagent.evaluation.metrics import episode_metrics
 
     rows = []

@@ -247,7 +247,7 @@ class DomainSession(abc.ABC):
         return None
 
     def view(self) -> dict[str, JSON]:
-        """What a page shows of the state: ``orders``, ``agents`` and ``locations`` (see the README)."""
+        """What a page shows of the state: ``orders``, ``agents`` and ``locations`` (see docs/reference/protocol.md)."""
         return {"orders": self.orders_snapshot(),
                 "agents": [{"agent": a, "name": n, "location": None, "holding": None, "busy": 0, "details": []}
                            for a, n in enumerate(self.agent_names)],

@@ -5,7 +5,7 @@
   agent K is shown the same kitchen prompt plus its own role, its own previous turns and what the
   other agents said at the previous step; it answers with one command for itself and may add one
   short ``say:`` line for the others. N agents cost N calls per step, which is what the
-  comparison in the README measures.
+  comparison in docs/figures/dispatch.md measures.
 - ``taskgraph`` (VillagerAgent): a manager splits the open orders into a graph of subtasks and
   assigns them; an executor turns each agent's subtask into commands (`mindagent.dispatch.taskgraph`).
 

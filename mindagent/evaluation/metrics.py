@@ -5,7 +5,7 @@ Collab-Overcooked counts trajectory efficiency and collaboration, VillagerBench 
 contribution per agent and token cost. `episode_metrics` reads one recording and gives the
 domain-neutral part (per-agent commands, refusals and idling, a balance index, cost per dish);
 the domain adds what needs its rules (`Domain.process_metrics`: for the kitchen, efficiency
-against the recipe-tree minimum, hand-offs, progress completeness). The README defines each
+against the recipe-tree minimum, hand-offs, progress completeness). docs/guide/metrics.md defines each
 figure with its formula and source.
 
 Example::

@@ -1,4 +1,4 @@
-"""Size limits on what others hand us, in one place so the README, the checks and the tests agree.
+"""Size limits on what others hand us, in one place so the docs (docs/reference/limits.md), the checks and the tests agree.
 
 Every limit here exists because an input without it was seen to stall or exhaust something: a
 10 MB model reply made a 302 MB recording, a 100,000-location kitchen hung the loader, a

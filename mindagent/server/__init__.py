@@ -2,7 +2,7 @@
 
 One port serves the page (``/``) and a versioned JSON protocol over a websocket (``/ws``), for
 many rooms at once, hosted in the server's process or sharded over room worker processes
-(``ServerConfig.workers``); the README section "Protocol (version 1)" describes the messages.
+(``ServerConfig.workers``); docs/reference/protocol.md describes the messages.
 
 Example::
 

@@ -3,7 +3,7 @@
 Client messages are pydantic models in one discriminated union (on ``type``); `parse_client`
 turns any frame (text or bytes, well formed or not) into either a message or a `ProtocolError`
 carrying one of the error codes below, and never raises. Server messages are plain dicts made
-by `server_message`. The human-readable description is the README section "Protocol (version 1)".
+by `server_message`. The human-readable description is docs/reference/protocol.md.
 
 Error codes (``{"v":1,"type":"error","code":...,"message":...,"re":<your id>}``):
 
