@@ -18,9 +18,9 @@ import statistics
 import time
 from collections.abc import Callable
 
+from cuisineworld.adapter.extraction import extract_commands
 from mindagent.core.registry import make_session
 from mindagent.core.spec import GameSpec
-from mindagent.cuisine.extraction import extract_commands
 from mindagent.dispatch.dispatcher import Dispatcher
 from mindagent.dispatch.memory import Memory
 from mindagent.dispatch.prompt import PromptConfig

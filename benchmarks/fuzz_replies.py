@@ -19,10 +19,10 @@ import random
 import time
 from collections.abc import Sequence
 
+from cuisineworld.adapter.extraction import extract_commands
 from mindagent.core import registry as domains
 from mindagent.core.episode import Episode
 from mindagent.core.spec import GameSpec
-from mindagent.cuisine.extraction import extract_commands
 from mindagent.dispatch.brains import LLMBrain
 from mindagent.dispatch.dispatcher import Dispatcher
 from mindagent.dispatch.prompt import PromptConfig

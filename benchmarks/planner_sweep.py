@@ -14,10 +14,10 @@ import json
 import time
 from pathlib import Path
 
-from mindagent.cuisine.paper import GPT4_COS, PAPER_AGENT_COUNTS, PAPER_LEVELS
-from mindagent.cuisine.planners import make_policy
-from mindagent.cuisine.planners.evaluate import CellResult, run_cell
-from mindagent.cuisine.planners.upper_bound import upper_bound
+from cuisineworld.adapter.paper import GPT4_COS, PAPER_AGENT_COUNTS, PAPER_LEVELS
+from cuisineworld.adapter.planners import make_policy
+from cuisineworld.adapter.planners.evaluate import CellResult, run_cell
+from cuisineworld.adapter.planners.upper_bound import upper_bound
 
 
 def sweep(policy_name: str, rules: str) -> tuple[list[CellResult], dict[tuple[str, int], float], float]:

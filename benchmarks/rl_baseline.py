@@ -25,8 +25,8 @@ import re
 from pathlib import Path
 
 from cuisineworld import PAPER_TAUS
+from cuisineworld.adapter.paper import GPT4_TAU4_2_AGENTS, MASKED_PPO_2_AGENTS
 from mindagent.core import registry as domains
-from mindagent.cuisine.paper import GPT4_TAU4_2_AGENTS, MASKED_PPO_2_AGENTS
 from mindagent.dispatch.brains import make_brain
 from mindagent.evaluation.scoring import TauResult, cos
 from mindagent.evaluation.sweep import EvalConfig, Results, run_eval
@@ -120,7 +120,7 @@ def main() -> None:
     args = parser.parse_args()
     levels = [lv.strip() for lv in args.levels.split(",") if lv.strip()]
     if not args.eval_only:
-        from mindagent.cuisine.rl.train import TrainConfig, train
+        from cuisineworld.adapter.rl.train import TrainConfig, train
 
         for level in levels:
             config = TrainConfig(level=level, agents=args.agents, steps=args.steps, out=args.out / level, seed=args.seed,

@@ -20,7 +20,7 @@ import time
 import numpy as np
 from rl_env_speed import engine_legal  # this folder: the one engine yardstick
 
-from mindagent.cuisine.rl.batched import BatchedKitchens
+from cuisineworld.adapter.rl.batched import BatchedKitchens
 
 
 def batched(level: str, n: int, worlds: int, world_steps: int, seed: int, rules: str) -> float:

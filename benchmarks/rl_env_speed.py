@@ -23,7 +23,7 @@ import time
 import numpy as np
 
 from cuisineworld import Command, World, load_level
-from mindagent.cuisine.rl import CuisineJointEnv, CuisineParallelEnv
+from cuisineworld.adapter.rl import CuisineJointEnv, CuisineParallelEnv
 
 
 def engine_typed(level: str, n: int, steps: int, seed: int) -> float:

@@ -13,7 +13,7 @@ import argparse
 import json
 from pathlib import Path
 
-from mindagent.cuisine.paper import GPT4_COS, PAPER_AGENT_COUNTS, PAPER_LEVELS
+from cuisineworld.adapter.paper import GPT4_COS, PAPER_AGENT_COUNTS, PAPER_LEVELS
 from mindagent.evaluation.stats import verdict
 
 

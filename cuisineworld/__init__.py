@@ -13,12 +13,12 @@ Example::
 
 from cuisineworld.commands import VERBS, Command, parse_command
 from cuisineworld.level import AgentProfile, Level, LocationSpec, Recipe, compile_level, load_level
+from cuisineworld.levels import LevelFileError
 from cuisineworld.orders import MAX_ACTIVE_ORDERS, Order
 from cuisineworld.reasons import Code, Reason
 from cuisineworld.rules import FIXED, REFERENCE, RULESETS, Rules, rules_named
 from cuisineworld.timing import PAPER_TAUS
 from cuisineworld.world import AgentStats, EpisodeCounts, EpisodeOver, KitchenView, LegalLabels, Outcome, StepResult, World
-from levels import LevelFileError
 
 __all__ = [
     "AgentProfile",

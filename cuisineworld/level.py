@@ -10,10 +10,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cuisineworld.levels import LevelData, LevelFileError, load_level_data
+from cuisineworld.levels.limits import MAX_LEVEL_NUMBER
 from cuisineworld.rules import Rules, rules_named
 from cuisineworld.timing import dish_lifetime, dish_weight, level_interval
-from levels import LevelData, LevelFileError, load_level_data
-from levels.limits import MAX_LEVEL_NUMBER
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from cuisineworld.level import Level
-from levels import LevelFileError
+from cuisineworld.levels import LevelFileError
 
 
 class TeamReach:

@@ -30,8 +30,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from cuisineworld.adapter.planners import CuisinePlanner
 from mindagent.core.spec import GameSpec
-from mindagent.cuisine.planners import CuisinePlanner
 from mindagent.server import GameServer, ServerConfig
 from mindagent.server.pacing import COUNTDOWN_S, HUMAN_TICK_S
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from levels import level_names
+from cuisineworld.levels import level_names
 from mindagent.core import registry as domains
 from mindagent.core.conformance import CHECKS, ConformanceError, ConformanceReport, domain_api_test
 from mindagent.core.domain import DomainSession

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from cuisineworld import load_level
+from cuisineworld.adapter.extraction import extract_commands
+from cuisineworld.adapter.session import CuisineSession
 from mindagent.core.conformance import CHECKS, ConformanceError, domain_api_test, domain_api_test_sync
 from mindagent.core.domain import Counts, DomainStep, PromptParts, Verdict
-from mindagent.cuisine.extraction import extract_commands
-from mindagent.cuisine.session import CuisineSession
 
 LEVEL = "level_3"
 STEPS = 12

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mindagent.cuisine import extract_commands
+from cuisineworld.adapter import extract_commands
 
 CORPUS = json.loads((Path(__file__).parent / "corpus" / "messy_outputs.json").read_text(encoding="utf-8"))
 

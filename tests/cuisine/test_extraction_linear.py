@@ -13,7 +13,7 @@ import time
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mindagent.cuisine.extraction import MAX_TEXT, extract_commands
+from cuisineworld.adapter.extraction import MAX_TEXT, extract_commands
 from mindagent.dispatch.plans import split_plan
 from minecraft.commands import extract_commands as mc_extract
 

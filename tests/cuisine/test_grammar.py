@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from mindagent.cuisine.grammar import CommandSpace, command_grammar, command_pattern, gbnf_literal
+from cuisineworld.adapter.grammar import CommandSpace, command_grammar, command_pattern, gbnf_literal
 
 KITCHEN = CommandSpace(n_agents=2, locations=("storage0", "blender0", "servingtable0"),
                        items=("tuna", "salmon", "tunasashimi"))

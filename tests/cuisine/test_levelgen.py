@@ -1,7 +1,7 @@
 """Procedural levels and the planner on levels nobody hand-tuned it for.
 
 The planner's headline table is on the 13 shipped levels; these tests run it where it was not
-tuned: issue 15's one-mixer chain level, the generated suite in `levels/generated/`, and random
+tuned: issue 15's one-mixer chain level, the generated suite in `cuisineworld/levels/generated/`, and random
 recipe graphs (which is how the dead end of filling the only tool too early was found).
 """
 
@@ -17,11 +17,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from cuisineworld import load_level
-from cuisineworld.level import compile_level
-from levels import load_recipes
-from levels.schema import RecipeSpec
-from mindagent.cli import app
-from mindagent.cuisine.levelgen import (
+from cuisineworld.adapter.levelgen import (
     BANDS,
     GenerationError,
     dish_names,
@@ -33,13 +29,17 @@ from mindagent.cuisine.levelgen import (
     measure,
     pick_dishes,
 )
-from mindagent.cuisine.planners import CuisinePlanner
-from mindagent.cuisine.planners.evaluate import run_cell, run_tau
-from mindagent.cuisine.planners.recipes import RecipeBook
-from mindagent.cuisine.planners.upper_bound import tau_bound
+from cuisineworld.adapter.planners import CuisinePlanner
+from cuisineworld.adapter.planners.evaluate import run_cell, run_tau
+from cuisineworld.adapter.planners.recipes import RecipeBook
+from cuisineworld.adapter.planners.upper_bound import tau_bound
+from cuisineworld.level import compile_level
+from cuisineworld.levels import load_recipes
+from cuisineworld.levels.schema import RecipeSpec
+from mindagent.cli import app
 
 DATA = Path(__file__).parent / "data"
-SUITE = sorted((Path(__file__).parents[2] / "levels" / "generated").glob("*.json"))
+SUITE = sorted((Path(__file__).parents[2] / "cuisineworld" / "levels" / "generated").glob("*.json"))
 
 
 @pytest.mark.parametrize("agents", [1, 2, 3])

@@ -9,9 +9,9 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from cuisineworld import World, load_level
+from cuisineworld.adapter.levelgen import generate_level, level_json
+from cuisineworld.adapter.planners import CuisinePlanner
 from mindagent.cli import app
-from mindagent.cuisine.levelgen import generate_level, level_json
-from mindagent.cuisine.planners import CuisinePlanner
 
 
 def test_a_generated_split_kitchen_is_played_with_hand_offs(tmp_path: Path):

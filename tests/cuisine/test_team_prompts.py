@@ -15,10 +15,10 @@ from typing import Any
 from fakes import ScriptedModel
 
 from cuisineworld import load_level
+from cuisineworld.adapter.session import CuisineSession
 from mindagent.core import registry as domains
 from mindagent.core.episode import run_episode
 from mindagent.core.spec import GameSpec
-from mindagent.cuisine.session import CuisineSession
 from mindagent.dispatch.brains import LLMBrain
 from mindagent.dispatch.dispatcher import Dispatcher, DispatchSettings
 from mindagent.dispatch.prompt import PromptConfig

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 import cuisineworld.level
 from cuisineworld import LevelFileError, load_level
-from levels.limits import (
+from cuisineworld.levels.limits import (
     MAX_DISHES,
     MAX_LEVEL_FILE_BYTES,
     MAX_LOCATIONS,

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from cuisineworld import LevelFileError, load_level
-from levels import level_names, load_location_types, load_recipes
+from cuisineworld.levels import level_names, load_location_types, load_recipes
 
 
 def test_shipped_data_counts():

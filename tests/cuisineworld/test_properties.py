@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cuisineworld import World, load_level
-from levels import level_names
+from cuisineworld.levels import level_names
 
 LEVELS = level_names()
 

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cuisineworld import Code, LevelFileError, World, load_level
-from feedback import describe
+from cuisineworld.feedback import describe
 
 HANDOFF_LEVELS = ["pass_sushi", "relay_sashimi", "secret_salad"]
 RULES = ["reference", "fixed"]
@@ -88,7 +88,7 @@ def test_knowledge_is_the_trees_of_the_known_products():
 
 
 def _write(tmp_path: Path, **changes: object) -> Path:
-    raw = json.loads((Path(__file__).parents[2] / "levels/data/levels/pass_sushi.json").read_text())
+    raw = json.loads((Path(__file__).parents[2] / "cuisineworld/levels/data/levels/pass_sushi.json").read_text())
     raw.update(changes)
     path = tmp_path / "lv.json"
     path.write_text(json.dumps(raw))

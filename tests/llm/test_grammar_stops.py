@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from gbnf_regex import RepetitionError, gbnf_to_regex
 
-from mindagent.cuisine.grammar import CommandSpace, command_grammar
+from cuisineworld.adapter.grammar import CommandSpace, command_grammar
 from mindagent.llm import GenerationConfig, Message
 from minecraft.commands import extract_commands, gbnf
 

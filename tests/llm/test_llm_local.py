@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from mindagent.cuisine.grammar import CommandSpace, command_grammar, command_pattern
+from cuisineworld.adapter.grammar import CommandSpace, command_grammar, command_pattern
 from mindagent.llm import (
     BadRequest,
     GenerationConfig,

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from cuisineworld import World, load_level
-from demos import DEMO_AGENT_COUNTS, demo_level_path, load_demo
-from feedback import step_lines
-from mindagent.cuisine.demo_maker import DEMO_SEED, DEMO_TAU
+from cuisineworld.adapter.demo_maker import DEMO_SEED, DEMO_TAU
+from cuisineworld.demos import DEMO_AGENT_COUNTS, demo_level_path, load_demo
+from cuisineworld.feedback import step_lines
 
 
 @pytest.mark.parametrize("agents", DEMO_AGENT_COUNTS)
@@ -28,7 +28,7 @@ def test_demo_states_match_the_engine(agents):
 
 
 def test_demo_dish_is_in_no_shipped_level():
-    from levels import level_names
+    from cuisineworld.levels import level_names
 
     for name in level_names():
         assert "porkMeatcake" not in load_level(name).dishes

@@ -46,7 +46,7 @@ def imported_modules(path: Path) -> list[tuple[int, str]]:
 
 def test_the_game_packages_are_known() -> None:
     games = game_packages()
-    assert {"mindagent.cuisine", "minecraft", "cuisineworld"} <= games
+    assert {"cuisineworld.adapter", "minecraft", "cuisineworld"} <= games
 
 
 def test_no_layer_above_the_contract_imports_a_game() -> None:

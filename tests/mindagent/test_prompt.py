@@ -9,8 +9,8 @@ import pytest
 from fakes import ScriptedModel
 
 from cuisineworld import load_level
+from cuisineworld.adapter.session import CuisineSession
 from mindagent.core.episode import run_episode
-from mindagent.cuisine.session import CuisineSession
 from mindagent.dispatch.brains import LLMBrain
 from mindagent.dispatch.dispatcher import Dispatcher
 from mindagent.dispatch.prompt import PromptConfig

@@ -7,7 +7,7 @@ import asyncio
 from fakes import ScriptedModel
 
 from cuisineworld import load_level
-from mindagent.cuisine.session import CuisineSession
+from cuisineworld.adapter.session import CuisineSession
 from mindagent.dispatch.brains import LLMBrain
 from mindagent.dispatch.dispatcher import Dispatcher
 from mindagent.dispatch.memory import Memory

@@ -16,7 +16,7 @@ import pytest
 from reliability.served import mindagent
 from stub_llm import BROKEN, Reply, chat, stub_server
 
-from levels.limits import MAX_LEVEL_FILE_BYTES
+from cuisineworld.levels.limits import MAX_LEVEL_FILE_BYTES
 
 LEVEL = {"schema": "mindagent/level@1", "name": "mine", "dishes": ["cake"], "kitchen": ["storage", "servingtable", "blender"]}
 

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from cuisineworld import load_level
-from levels.loader import level_names
-from mindagent.cuisine.planners import CuisinePlanner
+from cuisineworld.adapter.planners import CuisinePlanner
+from cuisineworld.levels.loader import level_names
 from mindagent.dispatch.brains import PolicyBrain
 from mindagent.server.room import Room
 

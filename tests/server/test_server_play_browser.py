@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
+from cuisineworld.adapter.planners import CuisinePlanner
 from mindagent.core.spec import GameSpec
-from mindagent.cuisine.planners import CuisinePlanner
 from mindagent.server import GameServer, ServerConfig
 from mindagent.server.pacing import COUNTDOWN_S, HUMAN_TICK_S
 

@@ -15,12 +15,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cuisineworld import World, load_level
+from cuisineworld.adapter.levelgen import level_data
+from cuisineworld.adapter.planners.exact import exact_best
+from cuisineworld.adapter.planners.recipes import RecipeBook
+from cuisineworld.adapter.planners.upper_bound import tau_bound
 from cuisineworld.level import compile_level
-from levels.schema import RecipeSpec
-from mindagent.cuisine.levelgen import level_data
-from mindagent.cuisine.planners.exact import exact_best
-from mindagent.cuisine.planners.recipes import RecipeBook
-from mindagent.cuisine.planners.upper_bound import tau_bound
+from cuisineworld.levels.schema import RecipeSpec
 
 DATA = Path(__file__).parent.parent / "data"
 

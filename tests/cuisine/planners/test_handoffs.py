@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from cuisineworld import World, load_level
-from mindagent.cuisine.planners import CuisinePlanner, make_policy
-from mindagent.cuisine.planners.evaluate import run_cell
-from mindagent.cuisine.planners.upper_bound import upper_bound
+from cuisineworld.adapter.planners import CuisinePlanner, make_policy
+from cuisineworld.adapter.planners.evaluate import run_cell
+from cuisineworld.adapter.planners.upper_bound import upper_bound
 
-LEVELS = Path(__file__).parents[3] / "levels/data/levels"
+LEVELS = Path(__file__).parents[3] / "cuisineworld/levels/data/levels"
 
 
 def _play(level: str, rules: str, agents: int, tau: float = 2.0, seed: int = 0) -> tuple[World, CuisinePlanner, list[str]]:

@@ -6,9 +6,9 @@ import asyncio
 from collections import Counter
 
 from cuisineworld import load_level
-from mindagent.cuisine.planners import CuisinePlanner
-from mindagent.cuisine.planners.head_chef import read_orders
-from mindagent.cuisine.session import CuisineSession
+from cuisineworld.adapter.planners import CuisinePlanner
+from cuisineworld.adapter.planners.head_chef import read_orders
+from cuisineworld.adapter.session import CuisineSession
 
 DISHES = ("salmonSushi", "tunaSushi")
 

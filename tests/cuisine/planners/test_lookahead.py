@@ -4,7 +4,7 @@ issues a refused command, and stays off for large teams."""
 from __future__ import annotations
 
 from cuisineworld import World, load_level
-from mindagent.cuisine.planners import CuisinePlanner
+from cuisineworld.adapter.planners import CuisinePlanner
 
 
 def _play(planner: CuisinePlanner, agents: int, tau: float = 1.0) -> World:

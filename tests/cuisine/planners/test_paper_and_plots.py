@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from mindagent.cuisine.paper import (
+from cuisineworld.adapter.paper import (
     GPT4_AVERAGE,
     GPT4_COS,
     LEVEL3_RATES_2_AGENTS,
     PAPER_LEVELS,
     gpt4_cos,
 )
-from mindagent.cuisine.planners import CuisinePlanner
-from mindagent.cuisine.planners.evaluate import run_cell
+from cuisineworld.adapter.planners import CuisinePlanner
+from cuisineworld.adapter.planners.evaluate import run_cell
 from mindagent.evaluation.plots import plot_results
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from cuisineworld import World, load_level
-from mindagent.cuisine.planners import RandomPolicy, make_policy
+from cuisineworld.adapter.planners import RandomPolicy, make_policy
 
 
 def _play(seed: int, level: str = "level_3", agents: int = 3) -> tuple[list[list[str]], int]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from cuisineworld import load_level
-from mindagent.cuisine.planners.recipes import RecipeBook
+from cuisineworld.adapter.planners.recipes import RecipeBook
 
 
 def test_sizes_and_work():

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from cuisineworld import PAPER_TAUS, World, load_level
-from levels import level_names
-from mindagent.cuisine.planners import CuisinePlanner, make_policy
-from mindagent.cuisine.planners.demand import PlannerConfig
-from mindagent.cuisine.planners.evaluate import run_cell
+from cuisineworld.adapter.planners import CuisinePlanner, make_policy
+from cuisineworld.adapter.planners.demand import PlannerConfig
+from cuisineworld.adapter.planners.evaluate import run_cell
+from cuisineworld.levels import level_names
 
 
 def _episode(world: World, planner: CuisinePlanner) -> int:
@@ -93,8 +93,8 @@ def test_end_window_hedges_with_shared_components():
     # level_3, tau 2.5, 2 agents: the last order arrives at step 52, 8 steps before the end; a
     # sushi takes 11 from scratch but 6 from ready sashimi and rice, so both sashimis and the rice
     # are the window's parts, ranked above a spare dish of the same chance
-    from mindagent.cuisine.planners.demand import Demand
-    from mindagent.cuisine.planners.snapshot import Snapshot
+    from cuisineworld.adapter.planners.demand import Demand
+    from cuisineworld.adapter.planners.snapshot import Snapshot
 
     planner = CuisinePlanner()
     world = World(load_level("level_3"), n_agents=2, tau=2.5, seed=0)
@@ -116,7 +116,7 @@ def test_end_window_hedges_with_shared_components():
 _TRANSCRIPT = """
 import hashlib
 from cuisineworld import World, load_level
-from mindagent.cuisine.planners import CuisinePlanner
+from cuisineworld.adapter.planners import CuisinePlanner
 digest = hashlib.sha256()
 for level, agents in (("level_5", 2), ("level_12", 3)):
     world = World(load_level(level), n_agents=agents, tau=1.0, seed=0)

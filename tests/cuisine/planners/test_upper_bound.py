@@ -9,17 +9,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cuisineworld import PAPER_TAUS, World, load_level
-from levels import level_names
-from mindagent.cuisine.paper import GPT4_COS, PAPER_AGENT_COUNTS, PAPER_LEVELS
-from mindagent.cuisine.planners import CuisinePlanner, RandomPolicy
-from mindagent.cuisine.planners.evaluate import run_cell
-from mindagent.cuisine.planners.upper_bound import (
+from cuisineworld.adapter.paper import GPT4_COS, PAPER_AGENT_COUNTS, PAPER_LEVELS
+from cuisineworld.adapter.planners import CuisinePlanner, RandomPolicy
+from cuisineworld.adapter.planners.evaluate import run_cell
+from cuisineworld.adapter.planners.upper_bound import (
     cap_can_bind,
     cos_upper_bound,
     most_on_time,
     order_stream,
     upper_bound,
 )
+from cuisineworld.levels import level_names
 
 
 def test_cap_never_binds_with_engine_timing():

@@ -18,9 +18,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mindagent.cuisine.planners import make_policy
-from mindagent.cuisine.rl import CuisineJointEnv
-from mindagent.cuisine.rl.batched import BatchedKitchens, CuisineVectorEnv
+from cuisineworld.adapter.planners import make_policy
+from cuisineworld.adapter.rl import CuisineJointEnv
+from cuisineworld.adapter.rl.batched import BatchedKitchens, CuisineVectorEnv
 
 
 @dataclass

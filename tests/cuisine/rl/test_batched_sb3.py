@@ -14,7 +14,7 @@ def test_maskable_ppo_trains_on_the_batched_vec_env():
     from sb3_contrib import MaskablePPO
     from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
 
-    from mindagent.cuisine.rl.batched_sb3 import make_batched_vec_env
+    from cuisineworld.adapter.rl.batched_sb3 import make_batched_vec_env
 
     torch.set_num_threads(1)
     venv = make_batched_vec_env("level_1", n_agents=2, num_envs=16, tau=(1.0, 2.0), reward="potential", seed=0)
@@ -39,7 +39,7 @@ def test_maskable_ppo_trains_on_the_batched_vec_env():
 
 @pytest.mark.slow
 def test_batched_vec_env_masks_are_respected_by_the_engine_order():
-    from mindagent.cuisine.rl.batched_sb3 import BatchedVecEnv
+    from cuisineworld.adapter.rl.batched_sb3 import BatchedVecEnv
 
     venv = BatchedVecEnv("level_3", n_agents=2, num_envs=32)
     venv.seed(5)

@@ -7,7 +7,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import parallel_api_test
 
-from mindagent.cuisine.rl import CuisineJointEnv, CuisineParallelEnv
+from cuisineworld.adapter.rl import CuisineJointEnv, CuisineParallelEnv
 
 
 @pytest.mark.parametrize("level", ["level_0", "level_3", "level_12"])

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from cuisineworld import Code, World, load_level
-from mindagent.cuisine.planners import CuisinePlanner
-from mindagent.cuisine.rl.actions import ActionTable
+from cuisineworld.adapter.planners import CuisinePlanner
+from cuisineworld.adapter.rl.actions import ActionTable
 
 
 @pytest.mark.parametrize("rules", ["reference", "fixed"])

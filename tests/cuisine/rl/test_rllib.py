@@ -16,10 +16,10 @@ pytest.importorskip("torch")
 import torch
 from gymnasium import spaces
 
+from cuisineworld.adapter.rl import CuisineParallelEnv
+from cuisineworld.adapter.rl.rllib_module import MASK_KEY, OBS_KEY, MaskedActorCritic
+from cuisineworld.adapter.rl.rllib_train import load_modules
 from mindagent.cli import app
-from mindagent.cuisine.rl import CuisineParallelEnv
-from mindagent.cuisine.rl.rllib_module import MASK_KEY, OBS_KEY, MaskedActorCritic
-from mindagent.cuisine.rl.rllib_train import load_modules
 
 runner = CliRunner()
 # 4 envs x 128 steps: 512 joint steps per PPO iteration; one local Ray CPU, sampling in-process

@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 from cuisineworld import MAX_ACTIVE_ORDERS, World, load_level
-from mindagent.cuisine.planners import make_policy
-from mindagent.cuisine.rl import ENV_ID, ActionTable, CuisineJointEnv, CuisineParallelEnv, Observer, make_reward
-from mindagent.cuisine.rl.observe import MAX_TAU, SERVED_SCALE
-from mindagent.cuisine.rl.rewards import DenseWeights, RecipeProgress, subtree_counts
+from cuisineworld.adapter.planners import make_policy
+from cuisineworld.adapter.rl import ENV_ID, ActionTable, CuisineJointEnv, CuisineParallelEnv, Observer, make_reward
+from cuisineworld.adapter.rl.observe import MAX_TAU, SERVED_SCALE
+from cuisineworld.adapter.rl.rewards import DenseWeights, RecipeProgress, subtree_counts
 
 
 def _reference_encode(enc: Observer, world: World) -> np.ndarray:
@@ -191,7 +191,7 @@ def test_envs_and_cli_import_no_torch():
     import subprocess
     import sys
 
-    code = ("import sys, mindagent.cli, mindagent.cuisine.rl; "
+    code = ("import sys, mindagent.cli, cuisineworld.adapter.rl; "
             "print(sorted(m for m in ('torch', 'stable_baselines3', 'sb3_contrib') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

@@ -1,0 +1,68 @@
+"""`mindagent train`: the paper's masked-PPO baseline on a CuisineWorld kitchen (needs the rl extra)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from mindagent.cli.common import err, fail
+
+out = Console(highlight=False, soft_wrap=True)
+
+
+def train(
+    level: str = typer.Option("level_1", "--level", help="level name or path to a level file"),
+    agents: int = typer.Option(2, "--agents", min=1, max=8),
+    algo: str = typer.Option("maskable-ppo", "--algo", help="maskable-ppo (sb3-contrib, or RLlib PPO with masking)"),
+    backend: str = typer.Option("sb3", "--backend", help="sb3 (one joint policy, this machine) | rllib (the PettingZoo env on Ray)"),
+    steps: int = typer.Option(100_000, "--steps", min=1, help="environment steps (joint actions) to train for"),
+    out_dir: Path = typer.Option(Path("runs/rl"), "--out", help="run folder: model.zip, policy.json, progress.csv, tb/, checkpoints/"),
+    seed: int = typer.Option(0, "--seed"),
+    reward: str = typer.Option("dense", "--reward", help="sparse | potential | dense | dense-v1"),
+    taus: str = typer.Option("1.0,1.5,2.0,2.5,3.0", "--taus", help="task intervals; one is drawn per episode"),
+    order: str = typer.Option("agent", "--order", help="execution order within a step: agent | shuffle"),
+    rules: str = typer.Option("reference", "--rules"),
+    envs: int = typer.Option(8, "--envs", min=1, max=256, help="environments stepped together"),
+    checkpoint_every: int = typer.Option(50_000, "--checkpoint-every", min=1, help="steps between checkpoints"),
+    learning_rate: float = typer.Option(3e-4, "--learning-rate", min=1e-6, max=1.0),
+    rollout: int = typer.Option(128, "--rollout", min=8, help="steps per env between PPO updates"),
+    policies: str = typer.Option("shared", "--policies", help="rllib: shared (one network for all agents) | per-agent"),
+    address: str | None = typer.Option(None, "--address", help="rllib: a Ray cluster (ray://host:10001 or auto); default a local Ray"),
+    env_runners: int = typer.Option(0, "--env-runners", min=0, max=1024,
+                                    help="rllib: Ray workers sampling the env (0: sample in this process)"),
+) -> None:
+    """Train a masked PPO policy; evaluate it with `mindagent eval --model policy:DIR`."""
+    from cuisineworld.adapter.rl.rllib_train import require_rllib
+    from cuisineworld.adapter.rl.train import TrainConfig, require_rl
+    from cuisineworld.adapter.rl.train import train as run_training
+
+    try:
+        tau_list = tuple(float(t) for t in taus.split(",") if t.strip())
+        config = TrainConfig(level=level, agents=agents, steps=steps, out=out_dir, algo=algo, seed=seed, reward=reward,
+                             taus=tau_list, order=order, rules=rules, n_envs=envs, checkpoint_every=checkpoint_every,
+                             learning_rate=learning_rate, n_steps=rollout, batch_size=max(8, min(256, rollout * envs // 2)),
+                             backend=backend, policies=policies, ray_address=address, env_runners=env_runners)
+        config.check()
+        require_rllib() if backend == "rllib" else require_rl()
+    except (ValueError, OSError, RuntimeError) as exc:
+        fail(str(exc))
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  TimeRemainingColumn(), console=err, transient=True) as bar:
+        task = bar.add_task(f"train {algo} ({backend}) on {level}, {agents} agents", total=steps)
+        try:
+            result = run_training(config, on_progress=lambda done: bar.update(task, completed=min(done, steps)))
+        except RuntimeError as exc:  # an unreachable Ray cluster, a missing extra: one line, not a traceback
+            fail(str(exc))
+    last = result.curve[-1] if result.curve else {}
+    out.print(f"trained {result.steps} steps in {result.seconds:.0f} s; "
+              f"last completion {last.get('rollout/completion', float('nan')):.3f}, "
+              f"mean episode reward {last.get('rollout/ep_rew_mean', float('nan')):.2f}")
+    out.print(f"model: {result.model_path}  (mindagent eval --levels {level} --agents {agents} "
+              f"--model policy:{out_dir})")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("train")(train)
