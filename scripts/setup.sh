@@ -19,8 +19,8 @@ if [ "$DEV" = 1 ] && ! command -v chromium >/dev/null 2>&1; then
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
 fi
 
-extras="local"
-[ "$DEV" = 1 ] && extras="local,dev,rl,rllib,tensorboard,ray"
+extras="local,overcooked"
+[ "$DEV" = 1 ] && extras="local,overcooked,dev,rl,rllib,tensorboard,ray"
 # llama-cpp-python builds from source the first time (about 7 minutes on 2 cores); pip caches the wheel.
 "$PY" -m pip install --disable-pip-version-check -q -e ".[$extras]"
 
