@@ -28,6 +28,7 @@ def _load(module: str) -> Callable[[], Domain]:
 _LOADERS: dict[str, Callable[[], Domain]] = {
     "cuisineworld": _load("mindagent.cuisine.domain"),
     "minecraft": _load("minecraft.domain"),
+    "overcooked": _load("overcooked_game.domain"),
 }
 _loaded: dict[str, Domain] = {}
 
