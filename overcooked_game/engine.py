@@ -133,6 +133,7 @@ class Engine:
             self._tick(advance)
             if any(t is None for t in self.tasks) or advance.end - advance.start >= STEP_CAP:
                 break
+        self._stop_infeasible(advance)  # so a task the dispatcher is told to carry on can still run
         self.steps += 1
         return judged, advance
 

@@ -119,19 +119,20 @@ class Kitchen:
     def empty_counters(self, state: Any) -> list[Pos]:
         return [p for p in self.counters if p not in state.objects]
 
-    def sources(self, state: Any, verb: str) -> list[Pos]:
-        """The stations a pickup can take from: dispensers, then counters holding the item."""
-        if verb == "pickup_onion":
-            return [*self.onion_dispensers, *self.counter_items(state, "onion")]
-        if verb == "pickup_dish":
-            return [*self.dish_dispensers, *self.counter_items(state, "dish")]
-        return self.counter_items(state, "soup")
+    def sources(self, state: Any, verb: str, pos: Pos) -> list[Pos]:
+        """Where a chef standing at `pos` picks up: a dispenser it can reach, else a counter
+        holding the item. Counters are for hand-overs: a chef with its own dispenser never takes
+        back what was left on a counter for its partner (forced_coordination)."""
+        item = verb.removeprefix("pickup_")
+        dispensers = {"onion": self.onion_dispensers, "dish": self.dish_dispensers}.get(item, ())
+        own = [d for d in dispensers if self.reaches(pos, d)]
+        return own or self.counter_items(state, item)
 
     def targets(self, state: Any, command: Command) -> list[Pos]:
         """The stations a medium-level command may end at (empty for wait, move away, primitives)."""
         verb = command.verb
         if verb.startswith("pickup_"):
-            return self.sources(state, verb)
+            return self.sources(state, verb, state.players[command.chef].position)
         if verb == "deliver":
             return list(self.serving)
         if command.target is not None and command.target in self.by_name:

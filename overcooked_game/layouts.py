@@ -74,7 +74,7 @@ def load_layout(level: str) -> Layout:
         return _parse(_read(path), path.stem, str(path))
     if level not in _shipped():
         raise LayoutError(f"overcooked has no layout {level!r}; choose one of {', '.join(level_names()[:8])}, ... "
-                          f"(overcooked levels) or give a {LAYOUT_SUFFIX} file")
+                          f"(--levels all lists them) or give a {LAYOUT_SUFFIX} file")
     return _shipped()[level]
 
 

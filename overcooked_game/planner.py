@@ -117,7 +117,7 @@ class OvercookedPlanner:
         urgent, later = self._dish_need(engine, chef, claims)
         if urgent > 0 and can("pickup_dish"):
             return Command("pickup_dish", chef)
-        onions, prefetch = self._onion_need(engine, claims)
+        onions, prefetch = self._onion_need(engine, chef, claims)
         if onions > 0 and can("pickup_onion"):
             return Command("pickup_onion", chef)
         if later > 0 and can("pickup_dish"):
@@ -167,12 +167,12 @@ class OvercookedPlanner:
                 urgent += 1
             elif pot.cooking or pot.onions + claims.onions_for.get(pot_pos, 0) >= 3:
                 later += 1
-        spare = self._in_play(engine, "dish") + claims.fetching.get("dish", 0)
+        spare = self._in_play(engine, "dish", chef) + claims.fetching.get("dish", 0)
         spare -= sum(1 for c in range(engine.n) if engine.held(c) == "dish" and self._bound(engine, c, "fill_dish"))
         used = min(spare, urgent)
         return urgent - used, max(0, later - (spare - used))
 
-    def _onion_need(self, engine: Engine, claims: Claims) -> tuple[int, int]:
+    def _onion_need(self, engine: Engine, chef: int, claims: Claims) -> tuple[int, int]:
         """Onions the fillable pots still lack, and how many to fetch ahead for the next soups,
         after the onions already held, fetched or left on counters."""
         kitchen, state = engine.kitchen, engine.state
@@ -183,15 +183,22 @@ class OvercookedPlanner:
                 lacking += 3 - pot.onions
             else:
                 busy += 1
-        spare = self._in_play(engine, "onion") + claims.fetching.get("onion", 0)
+        spare = self._in_play(engine, "onion", chef) + claims.fetching.get("onion", 0)
         need = lacking - spare
         ahead = min(PREFETCH, 3 * busy) - max(0, -need)
         return max(0, need), max(0, ahead)
 
     @staticmethod
-    def _in_play(engine: Engine, item: str) -> int:
+    def _in_play(engine: Engine, item: str, chef: int) -> int:
+        """Items of a kind already out: held by a chef, plus those left on counters when `chef`
+        would fetch from a dispenser (for a chef who picks up from counters they are its supply)."""
+        kitchen = engine.kitchen
         held = sum(1 for c in range(engine.n) if engine.held(c) == item)
-        return held + len(engine.kitchen.counter_items(engine.state, item))
+        here = engine.state.players[chef].position
+        dispensers = kitchen.onion_dispensers if item == "onion" else kitchen.dish_dispensers
+        if any(kitchen.reaches(here, d) for d in dispensers):
+            held += len(kitchen.counter_items(engine.state, item))
+        return held
 
     @staticmethod
     def _bound(engine: Engine, chef: int, verb: str) -> bool:

@@ -84,8 +84,10 @@ def instructions(n_chefs: int, horizon: int) -> str:
     return (
         f"You command {n_chefs} chefs ({names}) in an Overcooked kitchen for {horizon} timesteps. Give each chef one "
         "command per answer, one per line, exactly as written:\n"
-        "pickup_onion(chefK): take an onion from the nearest dispenser or counter holding one\n"
-        "pickup_dish(chefK): take a dish from the nearest dispenser or counter holding one\n"
+        "pickup_onion(chefK): take an onion from the nearest dispenser (or, for a chef who cannot reach one, "
+        "from a counter holding one)\n"
+        "pickup_dish(chefK): take a dish from the nearest dispenser (or, for a chef who cannot reach one, from "
+        "a counter holding one)\n"
         "pickup_soup(chefK): take a finished soup left on a counter\n"
         "put_onion(chefK, potN): carry the held onion into pot N\n"
         "fill_dish(chefK, potN): scoop pot N's soup into the held dish (waits at the pot until it is done)\n"
