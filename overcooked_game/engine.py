@@ -97,6 +97,7 @@ class Engine:
     # ------------------------------------------------------------------ judging
     def judge(self, commands: Sequence[str]) -> Judged:
         """Each command's refusal (None: accepted), in order; a chef's second command is refused."""
+        self._own_recipes()
         judged = Judged([])
         for text in commands:
             refusal, command = self._judge_one(text, judged.accepted)
@@ -152,13 +153,9 @@ class Engine:
 
     def _tick(self, advance: Advance) -> None:
         """One timestep: every chef's action, collisions resolved, the package's transition."""
-        from overcooked.mdp.overcooked_mdp import Recipe
-
         actions = self._joint_actions()
         before = [self.held(c) for c in range(self.n)]
-        config = self.kitchen.mdp.recipe_config
-        if Recipe.configuration() is not config:  # the package keeps recipe settings in a class
-            Recipe.configure(config)
+        self._own_recipes()
         self.state, info = self.kitchen.mdp.get_state_transition(self.state, actions)
         advance.end = self.timestep
         for chef, reward in enumerate(info["sparse_reward_by_agent"]):
@@ -172,6 +169,15 @@ class Engine:
                 if not task.command.primitive and task.command.verb not in ("wait", "move_away"):
                     advance.notes.append(f"t={self.timestep}: {task.command} done")
                 self.tasks[chef] = None
+
+    def _own_recipes(self) -> None:
+        """The package keeps recipe settings (cook time, values) in a class, shared by every
+        gridworld in the process: put ours back if another kitchen changed them."""
+        from overcooked.mdp.overcooked_mdp import Recipe
+
+        config = self.kitchen.mdp.recipe_config
+        if Recipe.configuration() is not config:
+            Recipe.configure(config)
 
     @staticmethod
     def _finished(task: Task, before: str | None, now: str | None) -> bool:

@@ -174,5 +174,11 @@ class OvercookedSession(DomainSession):
         return self.engine.done
 
     @property
+    def score(self) -> int:
+        """The episode's sparse reward so far (20 per soup), the figure Overcooked papers report.
+        The run summary does not ask sessions for it yet (see the README of this package)."""
+        return self.engine.reward
+
+    @property
     def counts(self) -> Counts:
         return Counts(self.engine.delivered, 0, len(self.orders_snapshot()))

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 from gbnf_regex import gbnf_to_regex
@@ -91,3 +94,24 @@ def test_extraction_stays_linear_on_a_megabyte_of_near_misses() -> None:
     started = time.perf_counter()
     assert extract(text, 2) == [Command("wait", 1)]
     assert time.perf_counter() - started < 2.0
+
+
+@pytest.fixture
+def vocab_model(require: Callable[[str, str], None], smollm2_path: Path) -> Iterator[Any]:
+    """SmolLM2's tokenizer alone: all llama.cpp's grammar parser needs."""
+    require("llama_cpp", "pip install 'llama-cpp-python[server]==0.3.36'")
+    import llama_cpp
+
+    model = llama_cpp.Llama(model_path=str(smollm2_path), vocab_only=True, verbose=False)
+    yield model
+    model.close()
+
+
+@pytest.mark.parametrize("only", [None, 0, 1])
+def test_llama_cpp_accepts_the_grammar(vocab_model: Any, only: int | None) -> None:
+    import llama_cpp
+
+    gbnf = grammar_rules(2, pots=2, counters=11, only=only)
+    sampler = llama_cpp.llama_sampler_init_grammar(vocab_model._model.vocab, gbnf.encode(), b"root")
+    assert sampler
+    llama_cpp.llama_sampler_free(sampler)
