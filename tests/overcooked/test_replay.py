@@ -57,3 +57,21 @@ def test_a_user_layout_runs_and_its_recording_replays(tmp_path: Path) -> None:
     layout.write_text('{"grid": """XXXPXXX\nO  1 2S\nXXDXXXX"""}', encoding="utf-8")  # changed after recording
     result = runner.invoke(app, ["replay", str(path)], catch_exceptions=False)
     assert result.exit_code == 1 and "another grid" in result.output
+
+
+def test_eval_prints_the_paper_reward_beside_classic_and_user_layouts(tmp_path: Path) -> None:
+    layout = tmp_path / "wide.layout"
+    layout.write_text('{"grid": """XXXPXXX\nO  1  S\nX  2  X\nXXDXXXX"""}', encoding="utf-8")
+    result = runner.invoke(app, ["eval", "--domain", "overcooked", "--model", "planner", "--levels",
+                                 f"cramped_room,{layout}", "--agents", "2", "--taus", "1.0", "--steps", "400",
+                                 "--episodes", "1", "--compare", "paper", "--workers", "1"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    rows = {line.split("│")[1].strip(): line for line in result.output.splitlines() if line.count("│") > 3}
+    assert "12/13" in rows["cramped_room"] and "220.000" in rows["cramped_room"]
+    assert str(layout)[-20:] in "".join(rows) and rows[next(r for r in rows if r.endswith("wide.layout"))].rstrip(
+        "│ ").endswith("-")
+    refused = runner.invoke(app, ["eval", "--domain", "overcooked", "--model", "planner", "--levels", "cramped_room",
+                                  "--agents", "2"], catch_exceptions=False)
+    # eval checks only the first tau before the sweep; the other taus fail in their units, each
+    # with the domain's one line (the table of the tau that could run is still printed)
+    assert refused.exit_code != 0 and "--taus 1.0" in refused.output
