@@ -127,14 +127,11 @@ class Engine:
             if task is None or task.command != command or command.primitive or command.verb in ("wait", "move_away"):
                 self.tasks[chef] = Task(command, self.timestep)
         advance = Advance(self.timestep, self.timestep)
-        while not self.done:
-            self._stop_infeasible(advance)
-            if advance.end > advance.start and any(t is None for t in self.tasks):
-                break
+        while True:  # every task here was judged feasible now (new ones just now, kept ones at the last step's end)
             self._tick(advance)
-            if any(t is None for t in self.tasks) or advance.end - advance.start >= STEP_CAP:
+            self._stop_infeasible(advance)
+            if self.done or any(t is None for t in self.tasks) or advance.end - advance.start >= STEP_CAP:
                 break
-        self._stop_infeasible(advance)  # so a task the dispatcher is told to carry on can still run
         self.steps += 1
         return judged, advance
 
@@ -146,7 +143,7 @@ class Engine:
             if refusal is None and self.timestep - task.started >= TASK_LIMIT:
                 refusal = refuse("too_long", chef, limit=TASK_LIMIT)
             if refusal is None and task.blocked >= BLOCKED_LIMIT:
-                refusal = refuse("blocked", chef, by=f"chef{1 - chef if self.n == 2 else '?'}")
+                refusal = refuse("blocked", chef)
             if refusal is not None:
                 advance.notes.append(f"t={self.timestep}: {task.command} stopped: {describe(refusal)}")
                 self.tasks[chef] = None

@@ -22,7 +22,7 @@ _TEXT: dict[str, str] = {
     "unreachable": "{chef} cannot reach {target} from where it stands",
     "nothing_reachable": "{chef} cannot {verb}: nothing it can reach has one",
     "too_long": "{chef} spent {limit} timesteps on it without finishing",
-    "blocked": "{chef} was blocked by {by} with no way around",
+    "blocked": "{chef} was blocked by the other chef with no way around",
 }
 
 
