@@ -15,7 +15,7 @@ from mindagent.spec import GameSpec
 from overcooked_game.engine import HORIZON
 from overcooked_game.layouts import CLASSIC, LayoutError, load_layout
 from overcooked_game.layouts import level_names as shipped_levels
-from overcooked_game.paper import TABLE1, published
+from overcooked_game.paper import TABLE1, as_rate, published
 from overcooked_game.session import OvercookedSession
 
 #: The longest episode a spec may ask for (ten classic horizons).
@@ -73,10 +73,15 @@ class OvercookedDomain:
         return shipped_levels()
 
     def reference_figures(self) -> ReferenceFigures:
-        """LLM-Coordination's Table 1 GPT-4 row. It is a reward (20 per soup over 400 timesteps),
-        not a rate: compare it with 20 x the completed soups of a 400-timestep episode."""
-        return ReferenceFigures("LLM-Co GPT-4 reward",
-                                lambda level, agents: published(TABLE1, "LLM-Co GPT-4", level) if agents == 2 else None)
+        """LLM-Coordination's Table 1 GPT-4 row, converted from reward to the rate eval prints
+        (`paper.as_rate`: 220, i.e. 11 soups, shows as 11/12 = 0.917); the rewards themselves, with
+        intervals and every other row, are printed by ``benchmarks/overcooked_table.py``."""
+
+        def figure(level: str, agents: int) -> float | None:
+            reward = published(TABLE1, "LLM-Co GPT-4", level) if agents == 2 else None
+            return None if reward is None else as_rate(reward)
+
+        return ReferenceFigures("LLM-Co GPT-4 as n/(n+1)", figure)
 
     def process_metrics(self, header: Mapping[str, Any], steps: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         """Soups delivered per chef and the timesteps the episode used, from the step records."""

@@ -28,3 +28,12 @@ def published(table: dict[str, tuple[float, ...]], row: str, layout: str) -> flo
     if layout not in LAYOUT_ORDER or row not in table:
         return None
     return table[row][LAYOUT_ORDER.index(layout)]
+
+
+def as_rate(reward: float) -> float:
+    """A reward per 400-timestep episode in the units `mindagent eval` prints: our sessions keep one
+    standing order open, so an episode with n soups counts n completed and 1 active, a rate of
+    n / (n + 1). A pair scoring `reward` every episode shows exactly this rate (monotone in the
+    reward, so above/below verdicts keep their meaning): LLM-Co's 220 (11 soups) is 11/12."""
+    soups = reward / REWARD_PER_SOUP
+    return soups / (soups + 1)

@@ -67,7 +67,7 @@ def test_eval_prints_the_paper_reward_beside_classic_and_user_layouts(tmp_path: 
                                  "--episodes", "1", "--compare", "paper", "--workers", "1"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     rows = {line.split("│")[1].strip(): line for line in result.output.splitlines() if line.count("│") > 3}
-    assert "12/13" in rows["cramped_room"] and "220.000" in rows["cramped_room"]
+    assert "12/13" in rows["cramped_room"] and "0.917" in rows["cramped_room"]  # the paper's 220 = 11 soups: 11/12
     assert str(layout)[-20:] in "".join(rows) and rows[next(r for r in rows if r.endswith("wide.layout"))].rstrip(
         "│ ").endswith("-")
     refused = runner.invoke(app, ["eval", "--domain", "overcooked", "--model", "planner", "--levels", "cramped_room",
