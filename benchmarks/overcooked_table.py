@@ -1,0 +1,86 @@
+"""LLM-Coordination's Overcooked table (Agashe et al., Tables 1 and 2) beside our dispatchers.
+
+Plays 400-timestep episodes on the five classic layouts with our built-in dispatchers (the
+planner pair, the random pair), several seeds each, through the same session `mindagent run`
+uses, and prints the mean sparse reward (20 per soup) with a 95 % percentile-bootstrap interval
+over seeds, the soups delivered (completion), and the paper's rows beside them. Rows marked
+"ours" are measured here; the others are the paper's printed means. `mindagent eval` prints
+completed/total and CoS, which do not fit a reward-scored game (there are no failed orders), so
+this is where the reward comparison lives.
+
+The planner is deterministic apart from a seeded choice of which free chef picks first, so its
+interval is narrow or a point; the paper's LLM-Co rows are single deterministic runs too (±0).
+
+    python benchmarks/overcooked_table.py [--seeds 10] [--layouts cramped_room,...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import time
+
+from mindagent.core import registry as domains
+from mindagent.core.spec import GameSpec
+from mindagent.evaluation.stats import bootstrap_interval, mean
+from overcooked_game.layouts import CLASSIC
+from overcooked_game.paper import TABLE1, TABLE2, published
+from overcooked_game.session import OvercookedSession
+
+OURS = ("planner", "random")
+
+
+async def episode(level: str, model: str, seed: int) -> tuple[int, int]:
+    """(reward, soups) of one 400-timestep episode with `model` commanding both chefs."""
+    session = domains.make_session(GameSpec(domain="overcooked", level=level, seed=seed))
+    assert isinstance(session, OvercookedSession)
+    policy = domains.get("overcooked").make_policy(model, seed)
+    await session.reset(seed=seed)
+    policy.reset(session)
+    while not session.done:
+        await session.step(policy.act(session))
+    return session.engine.reward, session.counts.completed
+
+
+def cell(values: list[float]) -> str:
+    lo, hi = bootstrap_interval(values)
+    return f"{mean(values):6.1f} [{lo:.0f}, {hi:.0f}]"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--layouts", default=",".join(CLASSIC))
+    args = parser.parse_args()
+    layouts = [name.strip() for name in args.layouts.split(",") if name.strip()]
+    started = time.perf_counter()
+    results = {(m, lv): [asyncio.run(episode(lv, m, s)) for s in range(args.seeds)] for m in OURS for lv in layouts}
+    took = time.perf_counter() - started
+    width = max(len(lv) for lv in layouts)
+    print(f"Overcooked, 400 timesteps, mean sparse reward [95 % bootstrap interval over {args.seeds} seeds]; "
+          f"measured in {took:.1f}s, load average {os.getloadavg()[0]:.2f}")
+    header = f"{'row':<34}" + "".join(f"{lv:>{max(width, 18) + 2}}" for lv in layouts)
+    print("\nTable 1 (self-play: two copies of one agent)")
+    print(header)
+    for model in OURS:
+        row = [cell([float(r) for r, _ in results[(model, lv)]]) for lv in layouts]
+        print(f"{f'ours: {model} pair':<34}" + "".join(f"{c:>{max(width, 18) + 2}}" for c in row))
+        soups = [f"{mean([float(s) for _, s in results[(model, lv)]]):.1f} soups" for lv in layouts]
+        print(f"{'  (completion: soups delivered)':<34}" + "".join(f"{c:>{max(width, 18) + 2}}" for c in soups))
+    for name in TABLE1:
+        row = [published(TABLE1, name, lv) for lv in layouts]
+        print(f"{f'paper: {name}':<34}" + "".join(f"{'-' if v is None else f'{v:.1f}':>{max(width, 18) + 2}}" for v in row))
+    print("\nTable 2 (with a behaviour-cloning human proxy; our BC rows need the BC proxy of overcooked_game/bc)")
+    print(header)
+    for name in TABLE2:
+        row = [published(TABLE2, name, lv) for lv in layouts]
+        print(f"{f'paper: {name}':<34}" + "".join(f"{'-' if v is None else f'{v:.1f}':>{max(width, 18) + 2}}" for v in row))
+    gpt4 = [published(TABLE1, "LLM-Co GPT-4", lv) for lv in layouts]
+    planner = [mean([float(r) for r, _ in results[("planner", lv)]]) for lv in layouts]
+    at_or_above = sum(1 for ours, paper in zip(planner, gpt4, strict=True) if paper is not None and ours >= paper)
+    print(f"\nplanner pair at or above LLM-Co GPT-4 (Table 1) on {at_or_above} of {len(layouts)} layouts")
+
+
+if __name__ == "__main__":
+    main()

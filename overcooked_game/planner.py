@@ -1,0 +1,257 @@
+"""A coordination-aware planner over the medium-level commands (`--model planner`).
+
+Each free chef takes the most useful job the team has not already claimed: deliver a soup in
+hand; bring a dish to a pot whose soup is (nearly) done; carry onions to the fullest pot that
+still needs them; pre-fetch the next soup's onions; otherwise stand aside. What a chef cannot
+reach it hands over on a counter both can reach (forced_coordination). Busy chefs carry on.
+Claims (what the partner holds, fetches or is heading to) keep the two from doing one job twice,
+and an idle chef standing where its partner must pass steps away. When both chefs are free, a
+generator seeded at construction decides who chooses first; every other tie goes to the lower
+pot or counter number, so a seed fixes the episode.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from overcooked_game.commands import Command
+from overcooked_game.engine import Engine
+from overcooked_game.kitchen import Kitchen, Pos
+from overcooked_game.session import OvercookedSession
+
+#: Fetch a dish for a cooking pot once its soup is at most this many timesteps plus the trip away.
+DISH_SLACK = 4
+#: Onions fetched ahead for the next soup while every pot is busy (per team).
+PREFETCH = 2
+
+
+@dataclass
+class Claims:
+    """What the team already does: onions bound for each pot, items being fetched, dished pots."""
+
+    onions_for: dict[Pos, int] = field(default_factory=dict)
+    fetching: dict[str, int] = field(default_factory=dict)
+    dished: set[Pos] = field(default_factory=set)
+    counters: set[Pos] = field(default_factory=set)
+
+    def add(self, kitchen: Kitchen, command: Command) -> None:
+        station = kitchen.by_name.get(command.target or "")
+        if command.verb == "put_onion" and station is not None:
+            self.onions_for[station] = self.onions_for.get(station, 0) + 1
+        elif command.verb == "fill_dish" and station is not None:
+            self.dished.add(station)
+        elif command.verb == "place" and station is not None:
+            self.counters.add(station)
+        elif command.verb.startswith("pickup_"):
+            item = command.verb.removeprefix("pickup_")
+            self.fetching[item] = self.fetching.get(item, 0) + 1
+
+
+class OvercookedPlanner:
+    """Example: ``OvercookedPlanner().act(session)`` → ``["pickup_onion(chef0)", "pickup_dish(chef1)"]``."""
+
+    name = "planner"
+
+    def __init__(self, seed: int = 0) -> None:
+        self.seed = seed
+        self.rng = random.Random(seed)
+
+    def reset(self, session: OvercookedSession) -> None:
+        """Nothing carries over but the tie-breaking generator (seeded once, like the random policy)."""
+
+    def act(self, session: OvercookedSession) -> list[str]:
+        engine, kitchen = session.engine, session.kitchen
+        claims = Claims()
+        for task in engine.tasks:
+            if task is not None and not task.command.primitive:
+                claims.add(kitchen, task.command)
+        out: dict[int, str] = {}
+        free = []
+        for chef in range(session.n_agents):
+            task = engine.tasks[chef]
+            if task is not None and task.command.verb not in ("wait", "move_away") and not task.command.primitive:
+                out[chef] = str(task.command)
+            else:
+                free.append(chef)
+        if len(free) > 1:  # who picks first when both are free: the seeded tie-break
+            self.rng.shuffle(free)
+        for chef in free:
+            command = self._choose(session, chef, claims)
+            claims.add(kitchen, command)
+            out[chef] = str(command)
+        return [out[chef] for chef in range(session.n_agents)]
+
+    # ------------------------------------------------------------------ choosing
+    def _choose(self, session: OvercookedSession, chef: int, claims: Claims) -> Command:
+        engine = session.engine
+        held = engine.held(chef)
+        if held == "soup":
+            return self._carry(session, chef, Command("deliver", chef), claims)
+        if held == "dish":
+            pot = self._pot_to_dish(engine, chef, claims)
+            if pot is not None:
+                return Command("fill_dish", chef, engine.kitchen.names[pot])
+            return self._hand_over_or_wait(session, chef, claims, reach_pot=True)
+        if held == "onion":
+            pot = self._pot_to_fill(engine, chef, claims)
+            if pot is not None:
+                return Command("put_onion", chef, engine.kitchen.names[pot])
+            return self._hand_over_or_wait(session, chef, claims, reach_pot=True)
+        return self._empty_handed(session, chef, claims)
+
+    def _carry(self, session: OvercookedSession, chef: int, command: Command, claims: Claims) -> Command:
+        if session.kitchen.refusal(session.engine.state, command) is None:
+            return command
+        return self._hand_over_or_wait(session, chef, claims, reach_pot=False)
+
+    def _empty_handed(self, session: OvercookedSession, chef: int, claims: Claims) -> Command:
+        engine, kitchen = session.engine, session.kitchen
+        state = engine.state
+
+        def can(verb: str) -> bool:
+            return kitchen.refusal(state, Command(verb, chef)) is None
+
+        if can("pickup_soup") and any(kitchen.reaches(state.players[chef].position, s) for s in kitchen.serving):
+            return Command("pickup_soup", chef)
+        urgent, later = self._dish_need(engine, chef, claims)
+        if urgent > 0 and can("pickup_dish"):
+            return Command("pickup_dish", chef)
+        onions, prefetch = self._onion_need(engine, chef, claims)
+        if onions > 0 and can("pickup_onion"):
+            return Command("pickup_onion", chef)
+        if later > 0 and can("pickup_dish"):
+            return Command("pickup_dish", chef)
+        if prefetch > 0 and can("pickup_onion"):
+            return Command("pickup_onion", chef)
+        return self._stand_aside(session, chef)
+
+    # ------------------------------------------------------------------ pots
+    def _pot_to_fill(self, engine: Engine, chef: int, claims: Claims) -> Pos | None:
+        """The reachable pot closest to full that still has room after the onions already bound
+        for it (the nearest among equals)."""
+        kitchen, state = engine.kitchen, engine.state
+        options = []
+        for pot_pos in kitchen.pots:
+            pot = kitchen.pot(state, pot_pos)
+            filled = pot.onions + claims.onions_for.get(pot_pos, 0)
+            if not pot.fillable or filled >= 3 or not kitchen.reaches(state.players[chef].position, pot_pos):
+                continue
+            best = kitchen.best_goal(state, chef, [pot_pos])
+            options.append((-filled, best[2] if best else 99, kitchen.pots.index(pot_pos), pot_pos))
+        return min(options)[3] if options else None
+
+    def _pot_to_dish(self, engine: Engine, chef: int, claims: Claims) -> Pos | None:
+        """The reachable pot with a soup (ready first, then soonest done) no other dish is bound for."""
+        kitchen, state = engine.kitchen, engine.state
+        options = []
+        for pot_pos in kitchen.pots:
+            pot = kitchen.pot(state, pot_pos)
+            if pot_pos in claims.dished or not (pot.cooking or pot.ready):
+                continue
+            if kitchen.reaches(state.players[chef].position, pot_pos):
+                options.append((pot.remaining, kitchen.pots.index(pot_pos), pot_pos))
+        return min(options)[2] if options else None
+
+    def _dish_need(self, engine: Engine, chef: int, claims: Claims) -> tuple[int, int]:
+        """Dishes the pots want now (soup done or nearly) and later (cooking, or full once the
+        onions on their way arrive), less the dishes already held, fetched or left on counters."""
+        kitchen, state = engine.kitchen, engine.state
+        trip = self._trip(engine, chef, kitchen.dish_dispensers)
+        urgent = later = 0
+        for pot_pos in kitchen.pots:
+            if pot_pos in claims.dished:
+                continue
+            pot = kitchen.pot(state, pot_pos)
+            if pot.ready or (pot.cooking and pot.remaining <= trip + DISH_SLACK):
+                urgent += 1
+            elif pot.cooking or pot.onions + claims.onions_for.get(pot_pos, 0) >= 3:
+                later += 1
+        spare = self._in_play(engine, "dish", chef) + claims.fetching.get("dish", 0)
+        spare -= sum(1 for c in range(engine.n) if engine.held(c) == "dish" and self._bound(engine, c, "fill_dish"))
+        used = min(spare, urgent)
+        return urgent - used, max(0, later - (spare - used))
+
+    def _onion_need(self, engine: Engine, chef: int, claims: Claims) -> tuple[int, int]:
+        """Onions the fillable pots still lack, and how many to fetch ahead for the next soups,
+        after the onions already held, fetched or left on counters."""
+        kitchen, state = engine.kitchen, engine.state
+        lacking = busy = 0
+        for pot_pos in kitchen.pots:
+            pot = kitchen.pot(state, pot_pos)
+            if pot.fillable:
+                lacking += 3 - pot.onions
+            else:
+                busy += 1
+        spare = self._in_play(engine, "onion", chef) + claims.fetching.get("onion", 0)
+        need = lacking - spare
+        ahead = min(PREFETCH, 3 * busy) - max(0, -need)
+        return max(0, need), max(0, ahead)
+
+    @staticmethod
+    def _in_play(engine: Engine, item: str, chef: int) -> int:
+        """Items of a kind already out: held by a chef, plus those left on counters when `chef`
+        would fetch from a dispenser (for a chef who picks up from counters they are its supply)."""
+        kitchen = engine.kitchen
+        held = sum(1 for c in range(engine.n) if engine.held(c) == item)
+        here = engine.state.players[chef].position
+        dispensers = kitchen.onion_dispensers if item == "onion" else kitchen.dish_dispensers
+        if any(kitchen.reaches(here, d) for d in dispensers):
+            held += len(kitchen.counter_items(engine.state, item))
+        return held
+
+    @staticmethod
+    def _bound(engine: Engine, chef: int, verb: str) -> bool:
+        task = engine.tasks[chef]
+        return task is not None and task.command.verb == verb
+
+    @staticmethod
+    def _trip(engine: Engine, chef: int, stations: tuple[Pos, ...]) -> int:
+        best = engine.kitchen.best_goal(engine.state, chef, stations)
+        return 0 if best is None else best[2]
+
+    # ------------------------------------------------------------------ hand-overs and standing aside
+    def _hand_over_or_wait(self, session: OvercookedSession, chef: int, claims: Claims, reach_pot: bool) -> Command:
+        """Put what this chef cannot use on a counter its partner reaches, if the partner can use it."""
+        kitchen, state = session.kitchen, session.engine.state
+        here = state.players[chef].position
+        stations = kitchen.pots if reach_pot else kitchen.serving
+        if any(kitchen.reaches(here, s) for s in stations):
+            return self._stand_aside(session, chef)
+        partners = [p.position for i, p in enumerate(state.players) if i != chef]
+        shared = [c for c in kitchen.empty_counters(state) if c not in claims.counters and kitchen.reaches(here, c)
+                  and any(kitchen.reaches(o, c) for o in partners)]
+        best = kitchen.best_goal(state, chef, shared)
+        if best is None:
+            return self._stand_aside(session, chef)
+        return Command("place", chef, kitchen.names[best[0]])
+
+    def _stand_aside(self, session: OvercookedSession, chef: int) -> Command:
+        """Wait, unless standing where the partner is heading or at a pot or serving spot's side."""
+        engine, kitchen = session.engine, session.kitchen
+        here = engine.state.players[chef].position
+        if here in self._partner_path(engine, chef) or here in self._station_sides(kitchen):
+            return Command("move_away", chef)
+        return Command("wait", chef)
+
+    @staticmethod
+    def _station_sides(kitchen: Kitchen) -> set[Pos]:
+        sides: set[Pos] = set()
+        for station in (*kitchen.pots, *kitchen.serving):
+            sides.update(goal[0] for goal in kitchen.mp.motion_goals_for_pos.get(station, ()))
+        return sides
+
+    @staticmethod
+    def _partner_path(engine: Engine, chef: int) -> set[Pos]:
+        cells: set[Pos] = set()
+        for other, task in enumerate(engine.tasks):
+            if other == chef or task is None or task.command.primitive:
+                continue
+            best = engine.kitchen.best_goal(engine.state, other, engine.kitchen.targets(engine.state, task.command))
+            if best is None:
+                continue
+            player = engine.state.players[other]
+            plan = engine.kitchen.mp.all_plans.get(((player.position, player.orientation), best[1]))
+            if plan is not None:
+                cells.update(pos for pos, _ in plan[1])
+        return cells
