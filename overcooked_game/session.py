@@ -175,8 +175,8 @@ class OvercookedSession(DomainSession):
 
     @property
     def score(self) -> int:
-        """The episode's sparse reward so far (20 per soup), the figure Overcooked papers report.
-        The run summary does not ask sessions for it yet (see the README of this package)."""
+        """The episode's sparse reward so far (20 per soup), the figure Overcooked papers report
+        (declares the `Scored` capability: `mindagent run` puts it in its summary)."""
         return self.engine.reward
 
     @property

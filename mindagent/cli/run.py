@@ -17,6 +17,7 @@ from mindagent.cli import options as o
 from mindagent.cli.common import err, fail
 from mindagent.cli.domain_options import with_domain_options
 from mindagent.core import registry as domains
+from mindagent.core.capabilities import Scored
 from mindagent.core.domain import SpecError
 from mindagent.core.episode import EpisodeResult, run_episode
 from mindagent.dispatch.brains import PolicyBrain, generation_settings, make_brain
@@ -109,10 +110,13 @@ def run(
                "completed": result.completed, "failed": result.failed, "active": result.active,
                "steps": result.steps, "prompt_tokens": result.prompt_tokens,
                "output_tokens": result.output_tokens, "model_errors": result.model_errors, "recording": str(path)}
+    if isinstance(session, Scored):  # a game's own score beside its completions (Overcooked: the reward)
+        summary["score"] = session.score
     if as_json:
         typer.echo(json.dumps(summary))
     else:
-        out.print(f"{spec.level}, {agents} agents, tau {tau}, {model}: {result.completed} completed, "
+        scored = f", score {summary['score']}" if "score" in summary else ""
+        out.print(f"{spec.level}, {agents} agents, tau {tau}, {model}: {result.completed} completed{scored}, "
                   f"{result.failed} failed, {result.active} still open after {result.steps} steps "
                   f"({time.perf_counter() - started:.1f}s). Recording: {path}")
     if recorders and recorders[0].cut:

@@ -99,6 +99,16 @@ class LiveView(Protocol):
 
 
 @runtime_checkable
+class Scored(Protocol):
+    """A game that reports its own score beside completed orders (Overcooked's sparse reward)."""
+
+    @property
+    def score(self) -> float:
+        """The current episode's score so far, e.g. 20 per soup delivered."""
+        ...
+
+
+@runtime_checkable
 class ActsFor(Protocol):
     """A built-in policy that can command a subset of the team (people or partners play the rest)."""
 
@@ -156,8 +166,9 @@ def policy_replies(policy: Any) -> list[str]:
 
 
 #: Every session capability, for listings and the conformance suite.
-SESSION_CAPABILITIES: tuple[type, ...] = (Grammars, GoalMode, TaskGraphMode, AgentPrompts, Demos, Replayable, LiveView)
+SESSION_CAPABILITIES: tuple[type, ...] = (Grammars, GoalMode, TaskGraphMode, AgentPrompts, Demos, Replayable, LiveView,
+                                          Scored)
 
 __all__ = ["SESSION_CAPABILITIES", "ActsFor", "AgentPrompts", "Demos", "GoalMode", "Grammars", "LiveView", "Replayable",
-           "TakesReplies", "TaskGraphMode", "agent_grammar_of", "agent_prompt_parts_of", "demo_of", "goal_menu_of",
+           "Scored", "TakesReplies", "TaskGraphMode", "agent_grammar_of", "agent_prompt_parts_of", "demo_of", "goal_menu_of",
            "grammar_of", "policy_commands", "policy_replies", "task_graph_of"]

@@ -28,6 +28,7 @@ def run(tmp_path: Path, level: str, model: str = "planner", seed: int = 0) -> tu
 def test_run_plays_400_timesteps_and_the_recording_replays_identically(tmp_path: Path, level: str) -> None:
     summary, path = run(tmp_path, level)
     assert summary["domain"] == "overcooked" and int(summary["completed"]) > 0  # type: ignore[call-overload]
+    assert summary["score"] == 20 * int(summary["completed"])  # type: ignore[call-overload]  # the sparse reward
     steps = [r for r in load_recording(path).records if r["type"] == "step"]
     assert steps[-1]["feedback"][0].endswith("-400")  # the last decision's timesteps end at the horizon
     assert [int(s["feedback"][0].split()[1].split("-")[0]) for s in steps[:2]] == \
