@@ -25,7 +25,7 @@ def build_app() -> typer.Typer:
     """The whole command tree: the core's commands, then each installed game's own."""
     import typer
 
-    from mindagent.cli import ablate, compare, domains_command, evaluate, metrics, run, serve
+    from mindagent.cli import ablate, compare, domains_command, evaluate, metrics, run, serve, train
     from mindagent.core import registry
 
     app = typer.Typer(
@@ -35,7 +35,7 @@ def build_app() -> typer.Typer:
         pretty_exceptions_enable=False,
         add_completion=False,
     )
-    for module in (run, evaluate, compare, serve, ablate, metrics, domains_command):
+    for module in (run, evaluate, compare, serve, ablate, metrics, train, domains_command):
         module.register(app)
     for plugin in registry.plugins():
         for name in plugin.commands:

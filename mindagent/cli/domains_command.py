@@ -17,8 +17,9 @@ def domains_list() -> None:
     for column in ("name", "title", "options", "commands", "what it is"):
         table.add_column(column)
     for plugin in registry.plugins():
+        commands = [m.rsplit(".", 1)[-1] for m in plugin.commands] + (["train"] if plugin.train else [])
         table.add_row(plugin.name, plugin.title, " ".join(o.flag for o in plugin.options) or "-",
-                      ", ".join(m.rsplit(".", 1)[-1] for m in plugin.commands) or "-", plugin.summary)
+                      ", ".join(commands) or "-", plugin.summary)
     out.print(table)
     out.print(f"default: {registry.default_domain()}")
 

@@ -77,6 +77,9 @@ class DomainPlugin:
     options: tuple[DomainOption, ...] = ()
     commands: tuple[str, ...] = ()
     summary: str = ""
+    #: ``"package.module:function"``: the game's trainer, a Typer command function that
+    #: ``mindagent train --domain NAME ...`` runs with the rest of its arguments (None: no trainer).
+    train: str | None = None
     _flags: dict[str, str] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
