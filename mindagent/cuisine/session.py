@@ -8,7 +8,7 @@ from typing import Any
 from cuisineworld import Level, Outcome, Reason, World
 from demos import Demo, DemoError, load_demo
 from feedback import describe, step_lines
-from mindagent.cuisine import view
+from mindagent.cuisine import page, view
 from mindagent.cuisine.extraction import extract_commands
 from mindagent.cuisine.goals import GoalExecutor, goal_menu
 from mindagent.cuisine.grammar import CommandSpace, agent_grammar, command_grammar
@@ -167,6 +167,10 @@ class CuisineSession(DomainSession):
 
     def static_view(self) -> dict[str, Any]:
         return {**view.level_view(self), "domain": self.domain, "agent_names": self.agent_names}
+
+    def page_actions(self, agent: int, legal: Sequence[str]) -> list[dict[str, Any]]:
+        """What each legal command means on the shared page (`mindagent.server.views.PageActions`)."""
+        return page.page_actions(self, agent, legal)
 
     @property
     def step_index(self) -> int:

@@ -19,6 +19,7 @@ from mindagent.scoring import collaboration_score
 from mindagent.server.fanout import Frame, encode
 from mindagent.server.protocol import QUESTIONNAIRE, server_message
 from mindagent.server.seating import Seat
+from mindagent.server.views import page_actions, page_words
 
 if TYPE_CHECKING:
     from mindagent.server.room import Room
@@ -139,13 +140,15 @@ class StateEncoder:
         }
 
     def you(self, seat: Seat) -> dict[str, Any]:
-        """The part of a state for one seat: a player's legal commands, its queued command and
-        (practice) the coach's hint."""
+        """The part of a state for one seat: a player's legal commands, the page's actions for
+        them, its queued command and (practice) the coach's hint."""
         room = self._room
         out: dict[str, Any] = {"role": seat.role, "agent": seat.agent}
         if seat.agent is not None:
             playing = room.status == "running" and not room.session.done
-            out["legal"] = room.session.legal_commands(seat.agent) if playing else []
+            legal = room.session.legal_commands(seat.agent) if playing else []
+            out["legal"] = legal
+            out["actions"] = page_actions(room.session, seat.agent, legal)
             out["queued"] = room.seats.queued.get(seat.agent)
             if room.coach is not None and playing:
                 out["hint"] = room.decisions.hint(seat.agent)
@@ -166,7 +169,11 @@ class StateEncoder:
                 "step": room.session.step_index, "agent_names": room.session.agent_names,
                 "max_steps": room.session.max_steps, "players": room.seats.human_agents,
                 "people": room.seats.people(), "model": room.settings.model,
-                "score": collaboration_score(c.completed, c.failed, c.active)}
+                "score": collaboration_score(c.completed, c.failed, c.active), "director": self.words()["director"]}
+
+    def words(self) -> dict[str, str]:
+        """The game's words for people (`views.page_words`), from the cached static view."""
+        return page_words(self._static_view()[0])
 
     def _view(self) -> dict[str, Any]:
         """The session's view, built once per step (joins between steps reuse it)."""

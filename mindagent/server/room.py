@@ -192,7 +192,7 @@ class Room:
         if role == "spectator":  # the newcomer has its state; the others see the count change soon
             self.encoder.state_later()
             return seat
-        self.event(f"{member.name} joined as {self.seats.role_text(seat, self.session.agent_names)}")
+        self.event(f"{member.name} joined as {self._role_text(seat)}")
         self.broadcast_state()
         return seat
 
@@ -205,12 +205,15 @@ class Room:
         if not quiet and seat.role == "spectator":  # who plays did not change: nothing to desert
             self.encoder.state_later()
         elif not quiet:
-            self.event(f"{member.name} left ({self.seats.role_text(seat, self.session.agent_names)})")
+            self.event(f"{member.name} left ({self._role_text(seat)})")
             self.clock.if_deserted()
             self.broadcast_state()
 
     def seat_of(self, member: Member) -> Seat:
         return self.seats.seat_of(member)
+
+    def _role_text(self, seat: Seat) -> str:
+        return self.seats.role_text(seat, self.session.agent_names, self.encoder.words()["director"])
 
     # ------------------------------------------------------------ people's input
     def queue_command(self, member: Member, text: str) -> int:
@@ -231,7 +234,7 @@ class Room:
         self.session.add_instruction(line)
         self.chef_lines.append({"step": self.session.step_index, "text": line})
         self.log.note("head_chef", step=self.session.step_index, text=line)
-        self.broadcast(server_message("event", room=self.id, text=f"head chef: {line}"))
+        self.broadcast(server_message("event", room=self.id, text=f"{self.encoder.words()['director']}: {line}"))
 
     def answer(self, member: Member, answers: dict[str, int], comment: str) -> None:
         """Store one questionnaire with the episode's recording (once per person per episode)."""

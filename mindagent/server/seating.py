@@ -135,11 +135,11 @@ class Seating:
             self.last_human[action["agent"]] = ("nothing (no command in time)", True, None) if action["idle"] \
                 else (action["command"], action["ok"], action["reason"])
 
-    def role_text(self, seat: Seat, agent_names: list[str]) -> str:
-        """How an event line names a seat: ``player of agent0``, ``head chef``."""
+    def role_text(self, seat: Seat, agent_names: list[str], director: str) -> str:
+        """How an event line names a seat: ``player of agent0``, the game's word for the director."""
         if seat.role == "player" and seat.agent is not None:
             return f"player of {agent_names[seat.agent]}"
-        return seat.role.replace("_", " ")
+        return director if seat.role == "head_chef" else seat.role
 
     def people_lines(self, agent_names: list[str]) -> list[str]:
         """The prompt's lines about the agents people play and what each did last."""
