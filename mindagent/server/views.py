@@ -7,13 +7,14 @@ read here and nowhere else, so it can become a declared capability of the contra
 
 An action, as sent in a state's ``you.actions``::
 
-    {"command": "get_agent0_tuna_storage0", "label": "take tuna from storage",
+    {"command": "get_agent0_tuna_storage0", "label": "take tuna from storage", "short": "Take tuna",
      "group": "take", "tile": "storage0", "item": "tuna"}
 
-``group`` names one of the static view's ``action_groups`` (``{"id", "label", "key", "many"}``;
-a group with ``many`` gets one button per item, the others one button for the chosen tile);
-``tile`` is a location's ``name`` or None (an action that targets no tile, like waiting);
-``item`` is None unless the group has ``many``.
+``group`` names one of the static view's ``page.groups`` (``{"id", "label", "key", "many"}``; a
+group with ``many`` gets one button per choice in a row, the others one fixed button that acts on
+the chosen tile); ``tile`` is a tile's ``id`` or None (an action that targets no tile, like
+waiting); ``item`` tells a row's buttons apart; ``short`` is an optional shorter button text.
+A legal command a game does not describe is in group ``other``: listed as text only.
 """
 
 from __future__ import annotations
