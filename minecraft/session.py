@@ -26,7 +26,7 @@ from pydantic import ValidationError
 
 from mindagent.core.domain import CommandError, Counts, DomainSession, DomainStep, PromptParts, Verdict
 from minecraft import check as checks
-from minecraft import feedback
+from minecraft import feedback, page
 from minecraft import view as views
 from minecraft.commands import Command, Verb, extract_commands, gbnf
 from minecraft.kitchen import BLOCKS, ITEMS, MOBS, TARGETS
@@ -308,6 +308,10 @@ class MinecraftSession(DomainSession):
 
     def static_view(self) -> dict[str, Any]:
         return views.level_view(self.agents, self.max_steps, self.address, self.view_port)
+
+    def page_actions(self, agent: int, legal: Sequence[str]) -> list[dict[str, Any]]:
+        """What each legal command means on the shared page (the `PageActions` capability)."""
+        return page.page_actions(self.agents, agent, legal)
 
     @property
     def step_index(self) -> int:

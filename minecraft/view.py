@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from minecraft.kitchen import TOOLS
+from minecraft.page import join_words, page_static, tiles
 from minecraft.protocol import ItemStack, Observation
 from minecraft.server_process import ServerAddress
 
@@ -67,7 +68,7 @@ def kitchen_view(obs: Observation, agents: Sequence[str], orders: list[dict[str,
             if player.name not in agents:
                 places.append({"name": player.name, "type": "player", "content": _items(player.inventory),
                                "busy": 0, "in_use": False, "gettable": False})
-    return {"orders": orders, "agents": agent_rows, "locations": places}
+    return {"orders": orders, "agents": agent_rows, "locations": places, "tiles": tiles(places)}
 
 
 def level_view(agents: Sequence[str], max_steps: int, address: ServerAddress | None,
@@ -92,7 +93,9 @@ def level_view(agents: Sequence[str], max_steps: int, address: ServerAddress | N
                                                    "version": address.version,
                                                    "label": f"Minecraft {address.version} (offline mode)"},
             "view3d": None if view_port is None else {"port": view_port},
-            "howto": HOWTO}
+            "howto": HOWTO,
+            "page": {**page_static(), "words": {**page_static()["words"], **(
+                {} if address is None else {"join": join_words(address.host, address.port, address.version)})}}}
 
 
 #: The page's "How to play" for this world (its default lines describe a kitchen's counters and tools).

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from cuisineworld import Level, Outcome, Reason, World
-from cuisineworld.adapter import view
+from cuisineworld.adapter import page, view
 from cuisineworld.adapter.extraction import extract_commands
 from cuisineworld.adapter.goals import GoalExecutor, goal_menu
 from cuisineworld.adapter.grammar import CommandSpace, agent_grammar, command_grammar
@@ -172,6 +172,10 @@ class CuisineSession(DomainSession):
 
     def static_view(self) -> dict[str, Any]:
         return {**view.level_view(self), "domain": self.domain, "agent_names": self.agent_names}
+
+    def page_actions(self, agent: int, legal: Sequence[str]) -> list[dict[str, Any]]:
+        """What each legal command means on the shared page (the `PageActions` capability)."""
+        return page.page_actions(self, agent, legal)
 
     @property
     def step_index(self) -> int:

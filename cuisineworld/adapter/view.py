@@ -6,15 +6,17 @@ which agent, the last step's actions, the score) around `kitchen_view`.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any
+
+from cuisineworld.adapter.page import HOWTO, display_names, page_static, tiles
 
 if TYPE_CHECKING:
     from cuisineworld.adapter.session import CuisineSession
 
 
 def kitchen_view(session: CuisineSession) -> dict[str, Any]:
-    """Orders with remaining lifetime, agents (location, held item, busy) and locations (content, in use).
+    """Orders with remaining lifetime, agents (location, held item, busy), locations (content, in
+    use) and the board's tiles (`page.tiles`).
 
     Example: ``kitchen_view(session)["agents"][0]`` → ``{"agent": 0, "name": "agent0", "location":
     "storage0", "holding": None, "busy": 0}``.
@@ -27,33 +29,8 @@ def kitchen_view(session: CuisineSession) -> dict[str, Any]:
         "locations": [{"name": loc.name, "type": loc.type, "content": world.location_content(loc.name),
                        "busy": world.location_busy(loc.name), "in_use": world.location_busy(loc.name) > 0,
                        "gettable": world.location_gettable(loc.name)} for loc in world.level.locations],
+        "tiles": tiles(session),
     }
-
-
-#: Plain words for location types (the page says "serving table", never "servingtable0").
-TYPE_WORDS = {"storage": "storage", "servingtable": "serving table", "chopboard": "chopping board", "pot": "pot",
-              "pan": "pan", "mixer": "mixer", "blender": "blender", "steamer": "steamer", "oven": "oven",
-              "counter": "counter"}
-def words(name: str) -> str:
-    """``tunaSushi`` → ``tuna sushi``; ``BurritodeAsada`` → ``burrito de asada``."""
-    if name.startswith("Burritode"):
-        name = "BurritoDe" + name[len("Burritode"):]
-    return re.sub(r"(?<=[a-z])(?=[A-Z])", " ", name).lower()
-
-
-def display_names(level: Any) -> dict[str, str]:
-    """Readable names for every location and item of a level (the page's plain words)."""
-    out: dict[str, str] = {}
-    by_type: dict[str, list[str]] = {}
-    for loc in level.locations:
-        by_type.setdefault(loc.type, []).append(loc.name)
-    for kind, names in by_type.items():
-        word = TYPE_WORDS.get(kind, words(kind))
-        for i, name in enumerate(names):
-            out[name] = word if len(names) == 1 else f"{word} {i + 1}"
-    for item in list(level.base_ingredients) + [r.product for r in level.recipes]:
-        out[item] = words(item)
-    return out
 
 
 def level_view(session: CuisineSession) -> dict[str, Any]:
@@ -73,6 +50,8 @@ def level_view(session: CuisineSession) -> dict[str, Any]:
         "max_steps": session.max_steps,
         "display": display_names(level),
         "verbs": {"goto": "go", "get": "take", "put": "put", "activate": "start", "noop": "wait"},
+        "page": page_static(session),
+        "howto": HOWTO,
     }
 
 

@@ -99,6 +99,19 @@ class LiveView(Protocol):
 
 
 @runtime_checkable
+class PageActions(Protocol):
+    """What each legal command means on the shared page: its exact command, words for people, the
+    button group it belongs to and the tile it acts on (see `mindagent.server.views`).
+
+    Example: ``session.page_actions(0, ["noop_agent0"])`` →
+    ``[{"command": "noop_agent0", "label": "wait", "group": "wait", "tile": None, "item": None}]``."""
+
+    def page_actions(self, agent: int, legal: Sequence[str]) -> list[dict[str, Any]]:
+        """One action per command of `legal` that the game describes, in any order."""
+        ...
+
+
+@runtime_checkable
 class Scored(Protocol):
     """A game that reports its own score beside completed orders (Overcooked's sparse reward)."""
 
@@ -167,8 +180,8 @@ def policy_replies(policy: Any) -> list[str]:
 
 #: Every session capability, for listings and the conformance suite.
 SESSION_CAPABILITIES: tuple[type, ...] = (Grammars, GoalMode, TaskGraphMode, AgentPrompts, Demos, Replayable, LiveView,
-                                          Scored)
+                                          PageActions, Scored)
 
-__all__ = ["SESSION_CAPABILITIES", "ActsFor", "AgentPrompts", "Demos", "GoalMode", "Grammars", "LiveView", "Replayable",
-           "Scored", "TakesReplies", "TaskGraphMode", "agent_grammar_of", "agent_prompt_parts_of", "demo_of", "goal_menu_of",
+__all__ = ["SESSION_CAPABILITIES", "ActsFor", "AgentPrompts", "Demos", "GoalMode", "Grammars", "LiveView", "PageActions",
+           "Replayable", "Scored", "TakesReplies", "TaskGraphMode", "agent_grammar_of", "agent_prompt_parts_of", "demo_of", "goal_menu_of",
            "grammar_of", "policy_commands", "policy_replies", "task_graph_of"]

@@ -10,7 +10,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from mindagent.core.capabilities import AgentPrompts, Demos, GoalMode, Grammars, LiveView, Replayable, TaskGraphMode
+from mindagent.core.capabilities import (
+    AgentPrompts,
+    Demos,
+    GoalMode,
+    Grammars,
+    LiveView,
+    PageActions,
+    Replayable,
+    Scored,
+    TaskGraphMode,
+)
 from mindagent.core.domain import JSON, DomainSession, PromptParts
 from mindagent.dispatch.plans import GoalMenu
 from mindagent.dispatch.taskgraph import TaskGraph
@@ -28,7 +38,8 @@ DEMANDS = ("each declared capability answers as its protocol promises: grammars 
 def declared(session: DomainSession) -> list[str]:
     """The names of the capabilities a session declares, in a fixed order."""
     kinds = (("grammars", Grammars), ("goals", GoalMode), ("task_graph", TaskGraphMode),
-             ("agent_prompts", AgentPrompts), ("demos", Demos), ("replay", Replayable), ("live_view", LiveView))
+             ("agent_prompts", AgentPrompts), ("demos", Demos), ("replay", Replayable), ("live_view", LiveView),
+             ("page_actions", PageActions), ("scored", Scored))
     return [name for name, kind in kinds if isinstance(session, kind)]
 
 
@@ -68,6 +79,16 @@ async def check_capabilities(run: _Run, s: DomainSession, start: tuple[Mapping[s
         demo = s.choose_demo(None)
         if demo is not None and (not demo.steps or not isinstance(demo.intro, str) or not demo.intro):
             raise run.fail(CHECK, "choose_demo(None) must be None or a demo with steps and an intro sentence", s)
+    if isinstance(s, PageActions):
+        for agent in range(s.n_agents):
+            legal = s.legal_commands(agent)
+            described = s.page_actions(agent, legal)
+            if not isinstance(described, list) or not all(isinstance(a, dict) and a.get("command") in legal
+                                                           and isinstance(a.get("label"), str) for a in described):
+                raise run.fail(CHECK, f"page_actions({agent}, legal) must list dicts with a legal command and a "
+                                      "label", s)
+    if isinstance(s, Scored) and not isinstance(s.score, int | float):
+        raise run.fail(CHECK, f"score is {type(s.score).__name__}, not a number", s)
     if isinstance(s, Replayable) and start is not None:
         header, state, orders = start
         await s.restore(header)

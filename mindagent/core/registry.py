@@ -102,10 +102,15 @@ def plugins() -> list[DomainPlugin]:
     return out
 
 
-def register(descriptor: DomainPlugin) -> None:
-    """Make a domain available in this process without installing it (it is listed first)."""
+def register(descriptor: DomainPlugin, domain: Domain | None = None) -> None:
+    """Make a domain available in this process without installing it (it is listed first);
+    `domain` is the already-built `Domain` when its module cannot be imported by name (a test's)."""
     _extra[descriptor.name] = descriptor
     _loaded.pop(descriptor.name, None)
+    if domain is not None:
+        if domain.name != descriptor.name:
+            raise PluginError(f"{descriptor.name}: the domain given is called {domain.name!r}")
+        _loaded[descriptor.name] = domain
 
 
 def unregister(name: str) -> None:

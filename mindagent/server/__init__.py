@@ -1,4 +1,4 @@
-"""`mindagent serve`: the game server where people play a kitchen game with a dispatcher-run team.
+"""`mindagent serve`: the game server where people play a game with a dispatcher-run team.
 
 One port serves the page (``/``) and a versioned JSON protocol over a websocket (``/ws``), for
 many rooms at once, hosted in the server's process or sharded over room worker processes

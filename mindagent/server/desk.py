@@ -133,7 +133,7 @@ class RoomDesk:
         when you leave. One per connection: a new one replaces the old."""
         domain = self.home
         if domain.practice_level is None:
-            raise p.ProtocolError("bad_state", f"{domain.title} has no practice kitchen")
+            raise p.ProtocolError("bad_state", f"{domain.title} has no practice room")
         registry = self.registry
         if guest.room is not None and guest.room.settings.practice:
             old, guest.room = guest.room, None
@@ -141,7 +141,7 @@ class RoomDesk:
             await registry.remove(old)
         config = self.config
         settings = RoomSettings(GameSpec(domain.name, domain.practice_level, 1, 3.0, 0, "reference", 60), "planner",
-                                "the practice kitchen's coach", "turns", config.tick, 600.0, False, config.prompt,
+                                "the practice room's coach", "turns", config.tick, 600.0, False, config.prompt,
                                 practice=True)
         room = await registry.create(settings, brain=registry.make_brain("planner", domain.name))
         room.coach = registry.make_brain("planner", domain.name)

@@ -179,7 +179,7 @@ QUESTIONNAIRE: tuple[dict[str, str], ...] = (
     {"id": "trust", "text": "How much do you trust the agents?", "low": "no trust at all", "high": "complete trust"},
     {"id": "predictability", "text": "How predictable were the agents' actions?",
      "low": "unpredictable", "high": "very predictable"},
-    {"id": "dependability", "text": "How much did you depend on the agents to get dishes done?",
+    {"id": "dependability", "text": "How much did you depend on the agents to get orders done?",
      "low": "not at all", "high": "completely"},
     {"id": "helpfulness", "text": "How much did the agents' help make the game better for you?",
      "low": "no help, or only worse", "high": "much less fun without them"},

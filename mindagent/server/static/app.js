@@ -1,4 +1,4 @@
-// MindAgent kitchen page: speaks protocol v1 over /ws (see the README, "Protocol (version 1)"). No framework, no CDN.
+// MindAgent page: speaks protocol v1 over /ws (see the README, "Protocol (version 1)"). No framework, no CDN.
 // Every text from the server goes through textContent, never innerHTML.
 "use strict";
 
@@ -25,8 +25,8 @@ function el(tag, props = {}, ...children) {
 }
 function clear(node) { while (node.firstChild) node.removeChild(node.firstChild); return node; }
 function items(list) { return list && list.length ? list.join(" & ") : "nothing"; }
-// "How to play": the page's own lines fit a kitchen; a domain whose game differs sends its own
-// (plain text, one line each) in the joined message's `howto`.
+// "How to play": the page's own lines name no game; a game sends its own (plain text, one line
+// each) in the joined message's `howto`.
 let defaultHowto = null;
 function renderHowto(lines) {
   const list = document.querySelector("#howto ul");
@@ -50,33 +50,10 @@ function logEvent(text, kind = "") {
   list.prepend(el("li", { class: kind, text }));
   while (list.children.length > 30) list.removeChild(list.lastChild);
 }
-function call(command) {
-  // killMob(Alex, cow) -> {verb: "killMob", args: ["cow"]} (the first argument names the agent)
-  const m = /^(\w+)\((.*)\)$/.exec(command.trim());
-  if (!m) return null;
-  return { verb: m[1], args: m[2].split(",").map((x) => x.trim()).filter((x) => x).slice(1) };
-}
-function verbOf(command) {
-  const c = call(command);
-  return c ? c.verb : command.split("_")[0];
-}
 function agentName(a) {
   const names = (app.level && app.level.agent_names) || [];
   return names[a] || `agent${a}`;
 }
-function label(command) {
-  // goto_agent0_storage0 -> "goto storage0"; get_agent0_tuna_storage0 -> "get tuna from storage0"
-  const c = call(command);
-  if (c) return c.verb === "noop" ? "wait" : [c.verb, ...c.args].join(" ");
-  const parts = command.split("_");
-  const verb = parts[0];
-  if (verb === "noop") return "wait";
-  if (verb === "get" && parts.length === 4) return `get ${parts[2]} from ${parts[3]}`;
-  if (verb === "put" && parts.length === 4) return `put ${parts[2]} into ${parts[3]}`;
-  if (verb === "put") return `put into ${parts[parts.length - 1]}`;
-  return `${verb} ${parts.slice(2).join(" ")}`;
-}
-
 // ------------------------------------------------------------- connection
 function readFragment() {
   const params = new URLSearchParams(location.hash.replace(/^#/, ""));
@@ -129,6 +106,8 @@ const handlers = {
     app.played = false;
     board.selected = null;
     board.built = null;
+    board.groupsBuilt = null;
+    board.labels.clear();
     showGame(true);
     renderHowto(msg.howto);
     renderStatic(msg);
@@ -137,7 +116,7 @@ const handlers = {
   left() { app.room = null; showGame(false); refreshRooms(); },
   state(msg) { if (msg.room === app.room) renderState(msg); },
   queued(msg) {
-    $("queued").textContent = `Next step you will: ${plainCommand(msg.command)}.`;
+    $("queued").textContent = `Next step you will: ${labelOf(msg.command)}.`;
     if (app.lastState && app.lastState.you) app.lastState.you.queued = msg.command;
     for (const b of document.querySelectorAll("#legal button[data-command], #controls .act")) {
       b.classList.toggle("chosen", b.dataset.command === msg.command);
@@ -221,7 +200,7 @@ function roomCard(room, first) {
     buttons.append(el("button", { text: "Play agent0", onclick: () => join("player", 0) }));
   }
   buttons.append(
-    el("button", { class: "alt", "data-join": "head_chef", text: "Head chef", onclick: () => join("head_chef") }),
+    el("button", { class: "alt", "data-join": "head_chef", text: capital(room.director || "director"), onclick: () => join("head_chef") }),
     el("button", { class: "ghost", "data-join": "spectator", text: "Watch", onclick: () => join("spectator") }),
   );
   card.append(buttons);
@@ -249,24 +228,19 @@ function showView3d(view) {
 }
 
 function renderStatic(info) {
-  const who = app.role === "player" ? `you play ${agentName(app.agent)}` : app.role === "head_chef" ? "you are the head chef" : "watching";
+  const who = app.role === "player" ? `you play ${agentName(app.agent)}` : app.role === "head_chef" ? `you are the ${word("director")}` : "watching";
   $("room-title").textContent = `${info.level} · room ${info.room} · ${who}`;
-  document.title = `MindAgent kitchen · ${who}`;
+  document.title = `MindAgent ${word("title")} · ${who}`;
+  renderWords();
   const recipes = clear($("recipes"));
   for (const r of info.recipes) {
     const how = r.ingredients.length ? ` = ${r.ingredients.join(" + ")} in a ${r.tool}` : `: ${r.tool}`;
     recipes.append(el("li", {}, el("b", { text: r.product }), how.replace(/\b([A-Za-z]+[A-Z][A-Za-z]*)\b/g, (w) => pretty(w))));
   }
-  if (info.join) {
-    recipes.append(el("li", { class: "join-world", text:
-      `Join this world with a Minecraft client ${info.join.version} (offline mode) at ${info.join.host}:${info.join.port}; ` +
-      "your chat lines reach the dispatcher as head-chef words." }));
-  }
+  if ((pageInfo().words || {}).join) recipes.append(el("li", { class: "join-world", text: word("join") }));
+  recipes.closest("details").hidden = !recipes.children.length;  // a game without recipes has no such card
   showView3d(info.view3d);
-  const names = info.agent_names || [];
-  const example = names.length && (info.dishes || []).length ?
-    `e.g. ${names[names.length > 1 ? 1 : 0]}, make ${info.dishes[0]}` : "e.g. agent1, make the tuna sushi";
-  $("chef-text").placeholder = example;
+  $("chef-text").placeholder = word("director_example");
   $("controls").hidden = app.role !== "player";
   $("chef").hidden = app.role !== "head_chef";
   $("my-agent").textContent = app.agent === null ? "" : agentName(app.agent);
@@ -290,7 +264,7 @@ function renderState(s) {
   renderActions(s);
   renderPace(s);
   renderAgents(s);
-  renderKitchen(s.locations);
+  renderKitchen(s);
   renderLastStep(s.last_step);
   renderChefLines(s.head_chef);
   renderControls(s);
@@ -298,6 +272,19 @@ function renderState(s) {
   $("restart-inline").hidden = !(s.status === "finished" && app.role !== "spectator");
   $("survey-open").hidden = !(s.status === "finished" && $("survey").hidden);
 
+}
+
+// The game's words where the page names things (the defaults in board.js name no game).
+function renderWords() {
+  $("board-title").textContent = word("board");
+  $("tables-title").textContent = word("tables");
+  $("recipes-title").textContent = word("recipes");
+  $("chef-title").textContent = capital(word("director"));
+  $("chef-help").textContent = word("director_help");
+  $("chef-lines-title").textContent = `Said by the ${word("director")}`;
+  $("completed-label").textContent = word("completed");
+  $("failed-label").textContent = word("failed");
+  $("active-label").textContent = word("open");
 }
 
 function renderPace(s) {
@@ -309,21 +296,10 @@ function renderPace(s) {
 
 function statusLine(s) {
   const people = s.people || {};
-  const who = `${people.player || 0} player(s), ${people.head_chef || 0} head chef(s), ${people.spectator || 0} watching`;
+  const who = `${people.player || 0} player(s), ${people.head_chef || 0} ${word("director")}(s), ${people.spectator || 0} watching`;
   const status = s.status === "waiting" ? "waiting for a player to start" : s.status === "finished" ? "episode over" :
     s.mode === "turns" ? "turns: a step when everyone has chosen" : `real time: a step every ${s.step_every || s.tick}s`;
   return `${status} · ${who} · robot team: ${s.dispatcher.name || s.dispatcher.model} (${s.dispatcher.why})`;
-}
-
-function renderOrders(orders) {
-  const list = clear($("orders"));
-  if (!orders.length) { list.append(el("li", { class: "muted", text: "no open orders" })); return; }
-  for (const o of orders) {
-    const urgent = o.lifetime <= 5 ? " urgent" : "";
-    list.append(el("li", { class: "order" + urgent, "data-dish": o.dish },
-      el("span", { class: "dish", text: o.dish }),
-      el("span", { class: "life", text: `${o.lifetime} step${o.lifetime === 1 ? "" : "s"} left` })));
-  }
 }
 
 function renderAgents(s) {
@@ -345,13 +321,14 @@ function renderAgents(s) {
   }
 }
 
-function renderKitchen(locations) {
+function renderKitchen(s) {
   const body = clear($("kitchen").tBodies[0]);
-  for (const loc of locations) {
+  const tiles = new Map(tilesOf(s).map((t) => [t.id, t]));
+  for (const loc of s.locations) {
+    const tile = tiles.get(loc.name) || {};
     body.append(el("tr", { "data-location": loc.name, class: loc.in_use ? "in-use" : "" },
-      el("td", { text: loc.name }), el("td", { class: "content", text: loc.type === "storage" ? "everything" : items(loc.content) }),
-      el("td", { class: "in-use", text: !loc.in_use ? "no" : loc.progress !== undefined ?
-        `yes, ${Math.round(loc.progress * 100)}% cooked` : `yes, ${loc.busy} step(s)` }),
+      el("td", { text: loc.name }), el("td", { class: "content", text: tile.stock ? "everything" : items(loc.content) }),
+      el("td", { class: "in-use", text: !loc.in_use ? "no" : tile.busy ? `yes, ${tile.busy.text}` : "yes" }),
       el("td", { text: loc.gettable && loc.content.length ? "yes" : "" })));
   }
 }
@@ -369,8 +346,8 @@ function renderLastStep(last) {
       el("td", { class: "result", text: result })));
   }
   for (const line of last.feedback) feedback.append(el("li", { text: line }));
-  for (const dish of last.completed) feedback.append(el("li", { class: "good", text: `Served ${dish}!` }));
-  for (const dish of last.failed) feedback.append(el("li", { class: "bad", text: `${dish} expired.` }));
+  for (const done of last.completed) feedback.append(el("li", { class: "good", text: fill(word("completed_line"), done) }));
+  for (const lost of last.failed) feedback.append(el("li", { class: "bad", text: fill(word("failed_line"), lost) }));
 }
 
 function renderChefLines(lines) {
@@ -379,41 +356,39 @@ function renderChefLines(lines) {
   for (const l of lines) list.append(el("li", { text: `step ${l.step}: ${l.text}` }));
 }
 
+// "All commands as text": every legal command, grouped as the game groups its actions; a choice a
+// tile does not usually offer (not in its `offers`) is tucked under "more".
 function renderControls(s) {
   if (app.role !== "player") return;
   const you = s.you || {};
   const box = clear($("legal"));
-  $("queued").textContent = you.queued ? `Queued: ${label(you.queued)}.` : "";
-  const groups = {};
-  for (const command of you.legal || []) (groups[verbOf(command)] ||= []).push(command);
-  const needed = new Set((app.level && app.level.needed_ingredients) || []);
-  const button = (command) => el("button", {
-    class: command === you.queued ? "cmd-button chosen" : "cmd-button", "data-command": command,
-    text: plainCommand(command), onclick: () => send({ type: "command", command }),
+  const actions = you.actions || (you.legal || []).map((command) => ({ command, label: command, group: "other" }));
+  const offers = pageInfo().offers || {};
+  const button = (a) => el("button", {
+    class: a.command === you.queued ? "cmd-button chosen" : "cmd-button", "data-command": a.command,
+    text: a.label, onclick: () => send({ type: "command", command: a.command }),
   });
-  const known = ["noop", "goto", "get", "put", "activate"];
-  const verbs = [...known, ...Object.keys(groups).filter((v) => !known.includes(v))];
-  for (const verb of verbs) {
-    if (!groups[verb]) continue;
+  const groups = [...groupsOf(actions), { id: "other", label: "Other" }];
+  for (const g of groups) {
+    const mine = actions.filter((a) => a.group === g.id);
+    if (!mine.length) continue;
     const row = el("div", { class: "verb-buttons" });
     const others = [];
-    for (const command of groups[verb]) {
-      const parts = command.split("_");
-      const rareGet = verb === "get" && parts.length === 4 && needed.size && !needed.has(parts[2]);
-      if (rareGet) others.push(command);
-      else row.append(button(command));
+    for (const a of mine) {
+      const usual = offers[a.tile];
+      if (a.item && usual && usual.length && !usual.includes(a.item)) others.push(a);
+      else row.append(button(a));
     }
-    const line = el("div", { class: "verb" }, el("span", { class: "verb-name", text: verb }), row);
-    box.append(line);
+    box.append(el("div", { class: "verb" }, el("span", { class: "verb-name", text: g.label.toLowerCase() }), row));
     if (others.length) {
-      const more = el("details", { class: "more" }, el("summary", { text: `other ingredients (${others.length}), not in this level's recipes` }));
+      const more = el("details", { class: "more" }, el("summary", { text: `more (${others.length}), not usually needed here` }));
       const inner = el("div", { class: "verb-buttons" });
-      for (const command of others) inner.append(button(command));
+      for (const a of others) inner.append(button(a));
       more.append(inner);
       row.append(more);
     }
   }
-  if (!(you.legal || []).length) box.append(el("p", { class: "muted", text: s.status === "running" ? "" : "not running" }));
+  if (!actions.length) box.append(el("p", { class: "muted", text: s.status === "running" ? "" : "not running" }));
 }
 
 function startClock(s) {
@@ -435,7 +410,7 @@ function drawClock() {
 function showSurvey(msg) {
   const box = clear($("survey-items"));
   const c = msg.counts;
-  $("survey-summary").textContent = `Team: served ${c.completed}, expired ${c.failed}, still open ${c.active}. ` +
+  $("survey-summary").textContent = `Team: ${word("completed")} ${c.completed}, ${word("failed")} ${c.failed}, still open ${c.active}. ` +
     `Team score ${msg.score === null || msg.score === undefined ? "–" : msg.score.toFixed(2)}.`;
   renderResults(msg);
   app.lastResults = msg;

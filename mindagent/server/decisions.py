@@ -1,0 +1,211 @@
+"""The dispatcher's side of a room: one decision task in flight, the standing plan, and the joint
+commands of a step.
+
+The dispatcher thinks in a task started right after each step; a decision not ready by the next
+tick leaves its agents idle for that step (model latency costs game time) and is used at the first
+tick after it arrives. Because people can sit down while the model thinks, a decision is re-read
+against the seats at the step that uses it (`joint_commands`): it never commands an agent a
+person took meanwhile. A dispatcher or model exception becomes a room error and an idle step.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from mindagent.core.capabilities import goal_menu_of
+from mindagent.core.domain import DomainSession
+from mindagent.dispatch.brains import Brain, LLMBrain
+from mindagent.dispatch.dispatcher import Decision, DispatchSettings
+from mindagent.dispatch.plans import Plan
+from mindagent.server.settings import RoomSettings
+
+if TYPE_CHECKING:
+    from mindagent.server.room import Room
+
+log = logging.getLogger(__name__)
+
+
+def dispatch_for(settings: RoomSettings, session: DomainSession, brain: Brain) -> DispatchSettings:
+    """The room's dispatch mode for this brain (see `RoomSettings.dispatch`)."""
+    chosen = settings.dispatch
+    if chosen is None:
+        local = isinstance(brain, LLMBrain) and brain.name.startswith("local:")
+        chosen = DispatchSettings("goals") if local and goal_menu_of(session) is not None else DispatchSettings()
+    if chosen.mode == "goals" and goal_menu_of(session) is None:
+        return DispatchSettings()  # a domain without goal mode: per-step commands
+    if chosen.executor == "model" and not isinstance(brain, LLMBrain):
+        return replace(chosen, executor="rule")  # a built-in policy carries out subtasks by rule
+    return chosen
+
+
+def joint_commands(session: DomainSession, ready: Decision | None, human: dict[int, str],
+                   players: dict[int, Any] | set[int]) -> tuple[list[str], list[str]]:
+    """One step's commands and who gave each (``dispatcher``, ``human``, ``*_idle``).
+
+    The dispatcher's commands run first, in its own order (a planner's later command may rely on an
+    earlier one), then the people's, so nothing a person does can make the dispatcher's checked
+    commands fail. A dispatcher command for an agent in `players` is dropped: the decision may
+    have been made before that person sat down."""
+    machine: dict[int, str] = {}
+    for command in ready.commands if ready else []:
+        a = session.agent_of(command)
+        if a is not None and a not in players and a not in machine:
+            machine[a] = command
+    commands = list(machine.values())
+    actors = ["dispatcher"] * len(commands)
+    for a in range(session.n_agents):
+        if a in machine:
+            continue
+        if a in human:
+            commands.append(human[a])
+            actors.append("human")
+        else:
+            commands.append(session.idle_command(a))
+            actors.append("human_idle" if a in players else "dispatcher_idle")
+    return commands, actors
+
+
+class Decisions:
+    """The decision task of one room (one model call in flight at most) and its standing plan."""
+
+    def __init__(self, room: Room) -> None:
+        self._room = room
+        self.task: asyncio.Task[None] | None = None
+        #: A per-step decision that arrived and waits for the next step.
+        self.ready: Decision | None = None
+        self.plan: Plan | None = None
+        self._plan_calls: list[Any] = []  # calls that made the standing plan, recorded with its first step
+
+    @property
+    def thinking(self) -> bool:
+        return self.task is not None and not self.task.done()
+
+    def for_step(self) -> Decision | None:
+        """What the dispatcher commands this step: the standing plan's next commands, or the
+        decision that arrived since the last step (taken once)."""
+        if self._room.dispatcher.plans:
+            return self._plan_step()
+        ready, self.ready = self.ready, None
+        return ready
+
+    def _controlled(self) -> list[int]:
+        players = self._room.seats.players
+        return [a for a in range(self._room.session.n_agents) if a not in players]
+
+    def _plan_step(self) -> Decision | None:
+        """Plan or goal mode: this tick's commands from the standing plan, re-checked now.
+
+        None when there is no plan yet or it has run out, diverged or been refused; then a new
+        one is asked for (`start` after the step) and the agents idle this tick. The
+        decision names the plan and the position in it, so the recording shows which plan
+        acted at every step."""
+        room = self._room
+        plan = self.plan
+        calls, self._plan_calls = self._plan_calls, []
+        commands = plan.next(room.session) if plan is not None else None
+        if plan is None or commands is None:
+            self.plan = None
+            return Decision([], [], calls, plan=plan.describe()) if plan is not None else None
+        ours, theirs = room.run.split(self._controlled())
+        commands = room.dispatcher.mine(room.session, commands, ours)
+        return room.run.with_partners(Decision(commands, room.session.check(commands), calls, plan=plan.describe()),
+                                      theirs)
+
+    def start(self) -> None:
+        room = self._room
+        if room.status != "running" or room.session.done or room.dispatcher.brain is None:
+            return
+        if room.dispatcher.plans and self.plan is not None and not self.plan.wants_renewal(room.session):
+            return  # the standing plan still acts
+        if self.thinking:
+            return  # still thinking about an earlier step: one call in flight per room
+        if len(room.seats.players) < room.session.n_agents:
+            self.task = asyncio.get_running_loop().create_task(self._decide())
+
+    async def _decide(self) -> None:
+        """Read the game as it is when the task runs (people may have joined since it was started)."""
+        room = self._room
+        controlled = self._controlled()
+        if not controlled or room.status != "running":
+            return
+        if room.dispatcher.plans:
+            await self._decide_plan(room.run.split(controlled)[0] or [])
+            return
+        try:  # `act`: the per-step or decentral dispatcher, plus the partners of `--control`
+            thinking = room.run.act(controlled, room.seats.people_lines(room.session.agent_names))
+            if isinstance(room.dispatcher.brain, LLMBrain):
+                decision = await asyncio.wait_for(thinking, timeout=room.settings.decision_timeout)
+            else:  # a built-in policy answers at once; no timer task needed
+                decision = await thinking
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - model and dispatcher failures become a room error
+            log.warning("room %s: dispatcher failed: %r", room.id, exc)
+            room.encoder.room_error(f"the dispatcher failed ({type(exc).__name__}: {str(exc)[:200]}); "
+                            "its agents idle this step")
+            room.kick()
+            return
+        if decision.errors:
+            room.encoder.room_error(f"model call failed ({decision.errors[-1][:200]})")
+        self._show_new_instructions(decision.head_chef)
+        self.ready = decision
+        room.kick()
+
+    async def _decide_plan(self, controlled: list[int]) -> None:
+        """Ask for a new plan within the decision timeout; the old one (if any) acts meanwhile."""
+        room = self._room
+        head_chef = room.session.pending_instructions()
+        try:
+            plan, calls, _shown = await asyncio.wait_for(
+                room.dispatcher.make_plan(room.session, room.run.memory, list(room.run.feedback), head_chef,
+                                          controlled, room.seats.people_lines(room.session.agent_names)),
+                timeout=room.settings.decision_timeout)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - model and dispatcher failures become a room error
+            log.warning("room %s: planning failed: %r", room.id, exc)
+            room.encoder.room_error(f"the dispatcher failed ({type(exc).__name__}: {str(exc)[:200]})")
+            return
+        errors = [f"{c.error_kind or 'LLMError'}: {c.error}" for c in calls if c.error]
+        if errors:
+            room.encoder.room_error(f"model call failed ({errors[-1][:200]})")
+        self._show_new_instructions(head_chef)
+        self.plan = plan
+        self._plan_calls += calls
+        room.kick()
+
+    def _show_new_instructions(self, lines: list[str]) -> None:
+        """Instructions that reached the dispatcher from elsewhere (a game client's chat) join the
+        page's director list; standing ones already shown are not repeated."""
+        room = self._room
+        shown = {entry["text"] for entry in room.chef_lines}
+        for line in lines:
+            if line not in shown:
+                room.chef_lines.append({"step": room.session.step_index, "text": line})
+                room.log.note("head_chef", step=room.session.step_index, text=line)
+                shown.add(line)
+
+    def hint(self, agent: int) -> str | None:
+        """The practice coach's next command for `agent`, or None (a hint never breaks a state)."""
+        room = self._room
+        coach = room.coach
+        if coach is None or isinstance(coach, LLMBrain):
+            return None
+        try:
+            return next((c for c in coach.act(room.session) if room.session.agent_of(c) == agent), None)
+        except Exception:  # a hint is a nicety; never break the state message
+            log.exception("room %s: the coach failed", room.id)
+            return None
+
+    def cancel(self) -> None:
+        if self.task is not None and not self.task.done():
+            self.task.cancel()
+        self.task = None
+        self.ready = None
+        self.plan, self._plan_calls = None, []
+
+
+__all__ = ["Decisions", "dispatch_for", "joint_commands"]

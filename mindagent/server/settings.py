@@ -1,0 +1,61 @@
+"""How a room plays: the settings chosen when it is created, and the defaults they fall back to."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from mindagent.core.spec import GameSpec
+from mindagent.dispatch.dispatcher import DispatchSettings
+from mindagent.dispatch.prompt import PromptConfig
+from mindagent.server.pacing import Pace
+
+#: A dispatcher call that takes longer than this is abandoned (its agents stay idle meanwhile).
+DECISION_TIMEOUT_S = 120.0
+#: Members of one room at once, by default (`--max-room-members`).
+MAX_MEMBERS = 600
+
+
+@dataclass
+class RoomSettings:
+    """How a room plays. Example: ``RoomSettings(GameSpec(level="level_3", agents=4), "planner", "chosen at creation")``.
+
+    `autoplay` starts the first episode without waiting for a person and starts the next one when
+    an episode ends (a world people watch or join from a game client), up to `episodes` episodes."""
+
+    spec: GameSpec
+    model: str
+    model_why: str
+    mode: Literal["realtime", "turns"] = "realtime"
+    tick: float = 1.0
+    turn_timeout: float = 30.0
+    public: bool = False
+    prompt: PromptConfig = field(default_factory=PromptConfig)
+    repair: int = 0
+    decision_timeout: float = DECISION_TIMEOUT_S
+    autoplay: bool = False
+    episodes: int | None = None
+    #: How the dispatcher answers; None: goal mode for an in-process model where the domain has
+    #: one (a small local model is too slow to command every tick), one step per call otherwise.
+    dispatch: DispatchSettings | None = None
+    #: Real time: seconds per step while a person plays an agent (None: `tick` always); see pacing.py.
+    human_tick: float | None = None
+    #: Seconds from the first person sitting down to step 0 (0: start at once).
+    countdown: float = 0.0
+    #: A one-person practice room: the page gets a hint (the built-in planner's next command).
+    practice: bool = False
+    #: Members at once (players, directors, spectators); more are refused with ``bad_state``.
+    max_members: int = MAX_MEMBERS
+
+    @property
+    def pace(self) -> Pace:
+        return Pace(self.mode, self.tick, self.human_tick, self.countdown)
+
+    def describe(self) -> dict[str, Any]:
+        s = self.spec
+        return {"domain": s.domain, "level": s.level, "agents": s.agents, "tau": s.tau, "seed": s.seed, "mode": self.mode,
+                "tick": self.tick, "turn_timeout": self.turn_timeout, "public": self.public,
+                "human_tick": self.human_tick, "countdown": self.countdown, "practice": self.practice}
+
+
+__all__ = ["DECISION_TIMEOUT_S", "MAX_MEMBERS", "RoomSettings"]
