@@ -131,6 +131,50 @@ class ParcelsSession(DomainSession):
         seed = header.get("episode_seed")
         await self.reset(seed=int(seed) if isinstance(seed, int) else self.seed)
 
+    # ---- the page: tiles, the buttons' groups and what each legal command means (PageActions)
+    def view(self) -> dict[str, JSON]:
+        base = super().view()
+        street = self.street
+        agents = base["agents"]
+        assert isinstance(agents, list)
+        for k, row in enumerate(agents):
+            held = street.carrying(k)
+            row.update({"location": street.places[k], "holding": None if held is None else f"parcel{held.id}"})
+        waiting = street.waiting()
+        tiles: list[JSON] = [{"id": "depot", "label": "depot", "kind": "depot", "stock": False, "busy": None,
+                              "users": None, "goal": bool(waiting),
+                              "holds": [f"parcel{o.id} for house{o.house}" for o in waiting]}]
+        wanted = {o.house for o in street.orders}
+        tiles += [{"id": f"house{h}", "label": f"house {h}", "kind": "house", "stock": False, "busy": None,
+                   "users": None, "goal": h in wanted, "holds": []} for h in range(self.houses)]
+        base["tiles"] = tiles
+        base["locations"] = [{"name": t["id"], "type": t["kind"], "content": t["holds"], "busy": 0, "in_use": False,
+                              "gettable": t["id"] == "depot"} for t in tiles if isinstance(t, dict)]
+        return base
+
+    def static_view(self) -> dict[str, JSON]:
+        return {**super().static_view(),
+                "display": {f"house{h}": f"a parcel for house {h}" for h in range(self.houses)},
+                "howto": ["Take a parcel at the depot, carry it to its house and drop it there before it expires."],
+                "page": {"words": {"title": "street", "board": "The street", "director": "supervisor",
+                                   "completed": "delivered", "failed": "expired", "completed_line": "Delivered {}!"},
+                         "groups": [{"id": "move", "label": "Go", "key": "g", "many": False},
+                                    {"id": "take", "label": "Take", "key": "t", "many": False},
+                                    {"id": "drop", "label": "Drop", "key": "d", "many": False},
+                                    {"id": "wait", "label": "Wait", "key": "w", "many": False}]}}
+
+    def page_actions(self, agent: int, legal: Sequence[str]) -> list[dict[str, JSON]]:
+        words = {"move": "go to {}", "take": "take a parcel at the {}", "drop": "drop the parcel at {}"}
+        out: list[dict[str, JSON]] = []
+        for command in legal:
+            parsed = parse(command)
+            if parsed is None:
+                continue
+            verb, _, place = parsed
+            label = "wait" if place is None else words[verb].format(place.replace("house", "house "))
+            out.append({"command": command, "label": label, "group": verb, "tile": place})
+        return out
+
     @property
     def step_index(self) -> int:
         return self.street.step_index
