@@ -313,6 +313,8 @@ class Domain(Protocol):
     serve_agents: int  # the team of a room `mindagent serve` opens
     #: The level of the one-agent practice room the page's tutorial opens (None: no tutorial).
     practice_level: str | None
+    #: The built-in policy whose next command the practice room offers as a hint.
+    practice_coach: str
     #: What ``eval --levels`` means when not given (``"all"``, or a named set `parse_levels` knows).
     default_levels: str
 

@@ -129,10 +129,11 @@ class RoomDesk:
         guest.room = room
 
     async def _practice(self, guest: Guest, msg: p.Practice, re: object) -> None:
-        """A private one-agent kitchen in turns (a step when you act), with a coach's hints; it closes
+        """A private one-agent practice room in turns (a step when you act), with a coach's hints; it closes
         when you leave. One per connection: a new one replaces the old."""
         domain = self.home
-        if domain.practice_level is None:
+        spec = domain.practice_spec()
+        if spec is None:
             raise p.ProtocolError("bad_state", f"{domain.title} has no practice room")
         registry = self.registry
         if guest.room is not None and guest.room.settings.practice:
@@ -140,11 +141,11 @@ class RoomDesk:
             old.leave(guest, quiet=True)
             await registry.remove(old)
         config = self.config
-        settings = RoomSettings(GameSpec(domain.name, domain.practice_level, 1, 3.0, 0, "reference", 60), "planner",
-                                "the practice room's coach", "turns", config.tick, 600.0, False, config.prompt,
-                                practice=True)
-        room = await registry.create(settings, brain=registry.make_brain("planner", domain.name))
-        room.coach = registry.make_brain("planner", domain.name)
+        coach = domain.practice_coach  # the game's own: its level, length and coach come from practice_spec
+        settings = RoomSettings(spec, coach, "the practice room's coach", "turns", config.tick, 600.0, False,
+                                config.prompt, practice=True)
+        room = await registry.create(settings, brain=registry.make_brain(coach, domain.name))
+        room.coach = registry.make_brain(coach, domain.name)
         registry.authorize(room, room.secret)
         if guest.room is not None:
             guest.room.leave(guest)
