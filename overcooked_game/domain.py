@@ -37,6 +37,10 @@ class OvercookedDomain(DomainBase):
     practice_coach = "planner"
     #: `eval` sweeps LLM-Coordination's five classic layouts unless told otherwise
     default_levels = "classic"
+    #: LLM-Coordination's protocol: two chefs, no deadlines to scale, the 400-timestep horizon
+    eval_agents = "2"
+    eval_taus = "1.0"
+    eval_steps = HORIZON
 
     def validate(self, spec: GameSpec) -> GameSpec:
         if spec.options:

@@ -69,11 +69,13 @@ def evaluate(
     domain: str | None = o.DOMAIN,
     levels: str | None = typer.Option(None, help="all | comma-separated names or paths | a set the domain names "
                                       "(CuisineWorld: paper); default: the domain's own set"),
-    agents: str = typer.Option("2,3,4", help="comma-separated team sizes"),
+    agents: str | None = typer.Option(None, help="comma-separated team sizes (default: the domain's; "
+                                      "CuisineWorld: 2,3,4)"),
     episodes: int = typer.Option(3, min=1, max=20),
-    taus: str = typer.Option("1.0,1.5,2.0,2.5,3.0", help="comma-separated tau values"),
+    taus: str | None = typer.Option(None, help="comma-separated tau values (default: the domain's; CuisineWorld: "
+                                    "1.0,1.5,2.0,2.5,3.0)"),
     seed: int = typer.Option(0),
-    steps: int = typer.Option(60, min=1),
+    steps: int | None = typer.Option(None, min=1, help="steps per episode (default: the domain's; CuisineWorld: 60)"),
     model: str = o.MODEL, base_url: str | None = o.BASE_URL, model_path: str | None = o.MODEL_PATH,
     temperature: float = o.TEMPERATURE, max_tokens: int = o.MAX_TOKENS, timeout: float = o.TIMEOUT,
     repair: int = o.REPAIR, rules: str = o.RULES,
@@ -104,6 +106,7 @@ def evaluate(
     from mindagent.evaluation.sweep import run_eval
 
     chosen = o.domain_or_exit(domain)
+    agents, taus, steps = agents or chosen.eval_agents, taus or chosen.eval_taus, steps or chosen.eval_steps
     try:
         level_list = chosen.parse_levels(levels or chosen.default_levels)
         team_sizes = [int(a) for a in agents.split(",") if a.strip()]
@@ -119,6 +122,8 @@ def evaluate(
     first = o.game_spec(chosen.name, level_list[0], team_sizes[0], tau_list[0], seed, rules, None, None, domain_options)
     for size in team_sizes[1:]:
         o.game_spec(chosen.name, level_list[0], size, tau_list[0], seed, rules, None, None, domain_options)
+    for tau in tau_list[1:]:  # a tau the domain refuses fails here, not unit by unit inside the sweep
+        o.game_spec(chosen.name, level_list[0], team_sizes[0], tau, seed, rules, None, None, domain_options)
     o.print_world_notes(first)
     single = single_use_given(dict(domain_options or {}))
     if single and (concurrency or 1) > 1:

@@ -317,6 +317,11 @@ class Domain(Protocol):
     practice_coach: str
     #: What ``eval --levels`` means when not given (``"all"``, or a named set `parse_levels` knows).
     default_levels: str
+    #: ``eval``'s team sizes, task intervals and episode length when not given (the paper's protocol
+    #: for order-stream games; a game with one standing task and a fixed horizon sets its own).
+    eval_agents: str
+    eval_taus: str
+    eval_steps: int
 
     def validate(self, spec: GameSpec) -> GameSpec:
         """The spec with this domain's defaults filled in; `SpecError` for what it cannot honour."""
@@ -387,6 +392,9 @@ class DomainBase:
     #: The built-in policy whose next command the practice room offers as a hint.
     practice_coach: str = "random"
     default_levels: str = "all"
+    eval_agents: str = "2,3,4"
+    eval_taus: str = "1.0,1.5,2.0,2.5,3.0"
+    eval_steps: int = 60
     #: The option names (`DomainOption.name`) this game takes in `GameSpec.options`.
     option_names: tuple[str, ...] = ()
     #: The most agents a team may have.

@@ -72,7 +72,17 @@ def test_eval_prints_the_paper_reward_beside_classic_and_user_layouts(tmp_path: 
     assert str(layout)[-20:] in "".join(rows) and rows[next(r for r in rows if r.endswith("wide.layout"))].rstrip(
         "│ ").endswith("-")
     refused = runner.invoke(app, ["eval", "--domain", "overcooked", "--model", "planner", "--levels", "cramped_room",
-                                  "--agents", "2"], catch_exceptions=False)
-    # eval checks only the first tau before the sweep; the other taus fail in their units, each
-    # with the domain's one line (the table of the tau that could run is still printed)
-    assert refused.exit_code != 0 and "--taus 1.0" in refused.output
+                                  "--agents", "2", "--taus", "1.0,2.0"], catch_exceptions=False)
+    # every tau is checked before the sweep starts: one line from the domain, no unit run
+    assert refused.exit_code == 2 and "--taus 1.0" in refused.output and "│" not in refused.output
+
+
+def test_eval_defaults_to_the_papers_protocol(tmp_path: Path) -> None:
+    """Without flags, eval runs LLM-Coordination's protocol: the five layouts, 2 chefs, 400 timesteps."""
+    out = tmp_path / "r.json"
+    result = runner.invoke(app, ["eval", "--domain", "overcooked", "--model", "planner", "--episodes", "1",
+                                 "--out", str(out)], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    config = json.loads(out.read_text())["config"]
+    assert config["levels"] == list(CLASSIC) and config["agents"] == [2] and config["taus"] == [1.0]
+    assert config["steps"] == 400
