@@ -24,9 +24,9 @@ def fetch() -> None:
     try:
         paths = ensure_trials()
     except BCError as exc:
-        Console(stderr=True, highlight=False).print(f"[red]error:[/red] {exc}")
+        Console(stderr=True, highlight=False, soft_wrap=True).print(f"[red]error:[/red] {exc}")
         raise typer.Exit(2) from None
-    Console(highlight=False).print(f"human trials ready in {paths['train'].parent}")
+    Console(highlight=False, soft_wrap=True).print(f"human trials ready in {paths['train'].parent}")
 
 
 if __name__ == "__main__":

@@ -7,9 +7,7 @@ command runs, so the CLI starts fast.
 
 from __future__ import annotations
 
-import os
 import shlex
-import sys
 from pathlib import Path
 
 import typer
@@ -19,6 +17,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from overcooked_game.bc.errors import BCError
 from overcooked_game.bc.layouts import CLASSIC_NAMES
 
+# how meta.json writes the command that made a policy (the same whichever entry point ran it)
+COMMAND = "mindagent train-bc"
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
@@ -35,7 +35,8 @@ def train_bc(
     from overcooked_game.bc.model import ACTION_NAMES
     from overcooked_game.bc.train import train
 
-    command = shlex.join([os.path.basename(sys.argv[0]) or "mindagent", *sys.argv[1:]])
+    arguments = ["--layout", layout, "--out", str(out_dir), "--epochs", str(epochs), "--seed", str(seed)]
+    command = shlex.join([*COMMAND.split(), *arguments, *(["--limit", str(limit)] if limit is not None else [])])
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=err, transient=True) as bar:
         tasks: dict[str, TaskID] = {}

@@ -11,11 +11,10 @@ import os
 from pathlib import Path
 
 import pytest
-
 from conftest import require_module
 
 # a slice that trains in seconds and still beats always guessing "stay" on held-out rows
-TINY = {"layout": "coordination_ring", "limit": 2500, "epochs": 8, "seed": 3}
+TINY_LAYOUT, TINY_LIMIT, TINY_EPOCHS, TINY_SEED = "coordination_ring", 2500, 8, 3
 
 
 def _need_stack() -> None:
@@ -44,5 +43,5 @@ def tiny_policy(trials: dict[str, Path], tmp_path_factory: pytest.TempPathFactor
     """A proxy trained on a slice of one layout (the result of `train`, files in a temp folder)."""
     from overcooked_game.bc.train import train
 
-    out = tmp_path_factory.mktemp("bc") / TINY["layout"]
-    return train(TINY["layout"], out, epochs=TINY["epochs"], seed=TINY["seed"], limit=TINY["limit"])
+    out = tmp_path_factory.mktemp("bc") / TINY_LAYOUT
+    return train(TINY_LAYOUT, out, epochs=TINY_EPOCHS, seed=TINY_SEED, limit=TINY_LIMIT)

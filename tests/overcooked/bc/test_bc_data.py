@@ -6,10 +6,10 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import require_module
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import require_module
 from overcooked_game.bc.data import TRIAL_FILES, ensure_trials, is_cached, load_transitions
 from overcooked_game.bc.errors import CorruptTrials, TrialsUnavailable, UnknownLayout
 from overcooked_game.bc.layouts import CLASSIC_NAMES, check_terrain, resolve
