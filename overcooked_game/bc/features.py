@@ -29,7 +29,7 @@ the keys it pressed, so it can feed them back when it plays (`BCPolicy` does).
 
 Example::
 
-    feats = Featurizer(mdp)
+    feats = Featurizer(mdp.terrain_mtx)
     vector = feats(state, player_index=1)        # numpy float32, shape (feats.size,)
 """
 
@@ -71,8 +71,11 @@ def history_features(past: Sequence[int], length: int) -> np.ndarray:
 class Featurizer:
     """Features for one layout; build once, call for every (state, player index)."""
 
-    def __init__(self, mdp: Any) -> None:
-        self.terrain: tuple[str, ...] = tuple("".join(row) for row in mdp.terrain_mtx)
+    def __init__(self, terrain: Sequence[Sequence[str]]) -> None:
+        """`terrain`: the grid's rows without the chefs (an mdp's ``terrain_mtx``, or the rows a policy recorded)."""
+        self.terrain: tuple[str, ...] = tuple("".join(row) for row in terrain)
+        if not self.terrain or len({len(row) for row in self.terrain}) != 1:
+            raise ValueError("a terrain is a non-empty list of rows of equal length")
         self.height, self.width = len(self.terrain), len(self.terrain[0])
         self._cells: dict[str, list[Pos]] = {kind: [] for kind in _TILES}
         for y, row in enumerate(self.terrain):

@@ -30,12 +30,13 @@ def overcooked_module() -> Any:
 
 
 def make_mdp(layout: ClassicLayout) -> Any:
-    """The package's gridworld for a classic layout.
+    """The package's gridworld for a classic layout, with the dynamics the people played (2019's:
+    a pot starts cooking by itself when the third onion goes in; today's default needs a key press).
 
     Building it also sets the package's (global) recipe configuration to that layout's, which the
     old-format soups need to know their cooking time, so build it before parsing its states.
     """
-    return overcooked_module().OvercookedGridworld.from_layout_name(layout.package_layout)
+    return overcooked_module().OvercookedGridworld.from_layout_name(layout.package_layout, old_dynamics=True)
 
 
 def _literal(text: Any, where: str) -> Any:

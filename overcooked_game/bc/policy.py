@@ -32,9 +32,8 @@ import numpy as np
 
 from overcooked_game.bc.errors import PolicyLoadError
 from overcooked_game.bc.features import ACTION_SLOTS, FEATURE_VERSION, Featurizer, history_features
-from overcooked_game.bc.layouts import resolve
-from overcooked_game.bc.model import ACTION_NAMES, BCMeta, load, require_torch
-from overcooked_game.bc.parse import make_mdp, overcooked_module
+from overcooked_game.bc.model import BCMeta, load, require_torch
+from overcooked_game.bc.parse import overcooked_module
 
 STUCK_TIME = 3
 
@@ -57,15 +56,19 @@ class BCPolicy:
     def load(cls, directory: Path | str, *, sample: bool = True, stuck_time: int = STUCK_TIME,
              mdp: Any = None) -> BCPolicy:
         """The proxy in `directory`. Pass the session's `mdp` to have its grid checked against the
-        grid the proxy learned on (a proxy plays only the layout its people played)."""
+        grid the proxy learned on (a proxy plays only the layout its people played).
+
+        Loading reads no layout from the package (the grid is in ``meta.json``), so it never touches
+        the package's global recipe settings in the middle of someone else's episode.
+        """
         network, meta = load(Path(directory))
         if meta.feature_version != FEATURE_VERSION:
             raise PolicyLoadError(f"{directory} was trained on features v{meta.feature_version}; this code makes "
                                   f"v{FEATURE_VERSION}: train it again")
-        featurizer = Featurizer(mdp if mdp is not None else make_mdp(resolve(meta.layout)))
-        if featurizer.terrain != meta.terrain:
+        featurizer = Featurizer(meta.terrain)
+        if mdp is not None and tuple("".join(row) for row in mdp.terrain_mtx) != meta.terrain:
             raise PolicyLoadError(f"{directory} was trained on {meta.layout} ({'|'.join(meta.terrain)}), "
-                                  f"not on this grid ({'|'.join(featurizer.terrain)})")
+                                  f"not on this grid ({'|'.join(''.join(row) for row in mdp.terrain_mtx)})")
         made = featurizer.size + ACTION_SLOTS * meta.history
         if made != meta.feature_size:
             raise PolicyLoadError(f"{directory} expects {meta.feature_size} features, this code makes {made}")
@@ -99,9 +102,6 @@ class BCPolicy:
     def act(self, state: Any, player_index: int, rng: np.random.Generator) -> Any:
         """The package's primitive action for chef `player_index`: a direction tuple, stay or interact."""
         return self._actions[self.act_index(state, player_index, rng)]
-
-    def action_name(self, index: int) -> str:
-        return ACTION_NAMES[index]
 
     def _recent(self, state: Any, player_index: int) -> deque[tuple[int, Any, int]]:
         history = self._history.setdefault(player_index, deque(maxlen=max(1, self.stuck_time, self.meta.history)))

@@ -122,7 +122,7 @@ def train(layout: str, out_dir: Path, epochs: int = 100, seed: int = 0, limit: i
     torch = require_torch()
     classic = resolve(layout)
     started = time.perf_counter()
-    featurizer = Featurizer(make_mdp(classic))
+    featurizer = Featurizer(make_mdp(classic).terrain_mtx)
     train_x, train_y = featurize(featurizer, load_transitions(classic.name, "train", limit, cache), history,
                                  "featurize train", on_progress)
     test_x, test_y = featurize(featurizer, load_transitions(classic.name, "test", limit, cache), history,

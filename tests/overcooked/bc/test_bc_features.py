@@ -23,10 +23,10 @@ def test_vectors_are_fixed_size_finite_and_the_same_for_equal_states(layout: str
     from overcooked_game.bc.features import Featurizer
     from overcooked_game.bc.parse import make_mdp
 
-    featurizer = Featurizer(make_mdp(resolve(layout)))
+    featurizer = Featurizer(make_mdp(resolve(layout)).terrain_mtx)
     for transition in load_transitions(layout, "test", limit=300)[::7]:
         first, second = featurizer.both(transition.state)
-        again = Featurizer(make_mdp(resolve(layout))).both(transition.state.deepcopy())
+        again = Featurizer(make_mdp(resolve(layout)).terrain_mtx).both(transition.state.deepcopy())
         assert first.shape == second.shape == (featurizer.size,)
         assert np.isfinite(first).all() and first.dtype == np.float32
         assert np.array_equal(first, again[0]) and np.array_equal(second, again[1])
@@ -41,7 +41,7 @@ def test_features_see_what_a_chef_holds_faces_and_where_things_are(overcooked) -
     from overcooked_game.bc.parse import make_mdp
 
     mdp = make_mdp(resolve("cramped_room"))  # XXPXX / O  2O / X1  X / XDXSX
-    featurizer = Featurizer(mdp)
+    featurizer = Featurizer(mdp.terrain_mtx)
     empty = overcooked.OvercookedState.from_dict({
         "players": [{"position": (1, 1), "orientation": (-1, 0)}, {"position": (3, 2), "orientation": (0, 1)}],
         "objects": []})

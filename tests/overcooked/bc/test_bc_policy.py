@@ -68,7 +68,7 @@ def test_a_chef_that_stands_still_stops_repeating_what_failed(tiny_policy) -> No
     with torch.no_grad():  # a network that always prefers stay, then up, then interact, then the rest
         network.weight.zero_()
         network.bias.copy_(torch.tensor([4.0, 0.0, 0.0, 0.0, 5.0, 3.0]))
-    featurizer = Featurizer(make_mdp(resolve(meta.layout)))
+    featurizer = Featurizer(meta.terrain)
     still = overcooked.OvercookedState.from_dict(
         {"players": [{"position": p.position, "orientation": p.orientation} for p in
                      make_mdp(resolve(meta.layout)).get_standard_start_state().players], "objects": []})
@@ -104,3 +104,25 @@ def test_bad_policy_folders_are_one_clear_error(tiny_policy, tmp_path: Path) -> 
     assert "does not hold this policy's weights" in refused(copy)
     (copy / "meta.json").write_text('{"layout": "cramped_room"}')
     assert "not a valid policy description" in refused(copy)
+
+
+@pytest.mark.slow
+def test_two_proxies_trained_on_a_whole_layout_cook_and_deliver(trials, tmp_path: Path) -> None:
+    """The whole cramped_room training set, then three seeded 400-timestep games of the package's own
+    MDP (the trials' dynamics): people's clones are slow, but between them they deliver soups."""
+    from overcooked_game.bc.parse import make_mdp
+    from overcooked_game.bc.policy import BCPolicy
+    from overcooked_game.bc.train import train
+
+    result = train("cramped_room", tmp_path / "cr", epochs=40, seed=0)
+    assert result.meta.heldout_accuracy > result.meta.heldout_majority_rate
+    mdp = make_mdp(resolve("cramped_room"))
+    chefs = BCPolicy.load(result.out, mdp=mdp)
+    rewards = []
+    for seed in range(3):
+        rng, state, total = np.random.default_rng(seed), mdp.get_standard_start_state(), 0
+        for _ in range(400):
+            state, info = mdp.get_state_transition(state, tuple(chefs.act(state, i, rng) for i in (0, 1)))
+            total += sum(info["sparse_reward_by_agent"])
+        rewards.append(total)
+    assert sum(rewards) >= 40, rewards  # at least two soups over the three games
