@@ -183,12 +183,13 @@ def _fit(torch: Any, network: Any, fit: tuple[np.ndarray, np.ndarray], valid: tu
             loss.backward()
             optimizer.step()
         network.eval()
-        _, valid_loss = _accuracy(torch, network, *valid) if len(valid[1]) else (0.0, -float(epoch))
+        _, valid_loss = _accuracy(torch, network, *valid)  # NaN without validation rows: the last epoch is kept
         if valid_loss < best_loss:
             best_loss, best_epoch = valid_loss, epoch
             best_state = {name: value.clone() for name, value in network.state_dict().items()}
         if on_progress is not None:
             on_progress("train", epoch, epochs)
-    if best_state is not None:
-        network.load_state_dict(best_state)
+    if best_state is None:
+        return epochs
+    network.load_state_dict(best_state)
     return best_epoch

@@ -73,6 +73,7 @@ def test_every_classic_layout_parses_into_package_states(layout: str, trials: di
         assert isinstance(transition.state, overcooked.OvercookedState)
         assert {p.position for p in transition.state.players} <= floor
         assert all(0 <= a < len(overcooked.Action.ALL_ACTIONS) for a in transition.actions)
+        assert [(player, action) for _, player, action in transition.examples()] == list(enumerate(transition.actions))
     # the trials' timesteps run on within a trial, and the joint actions include moves, not only stays
     assert [t.timestep for t in transitions[:5]] == [0, 1, 2, 3, 4]
     assert any(a != overcooked.Action.ACTION_TO_INDEX[overcooked.Action.STAY] for t in transitions for a in t.actions)
