@@ -17,13 +17,12 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 from overcooked_game.bc.errors import BCError
 from overcooked_game.bc.layouts import CLASSIC_NAMES
 
-# how meta.json writes the command that made a policy (the same whichever entry point ran it)
-COMMAND = "mindagent train-bc"
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def train_bc(
+    ctx: typer.Context,
     layout: str = typer.Option(..., "--layout", help="one of " + ", ".join(CLASSIC_NAMES)),
     out_dir: Path = typer.Option(Path("runs/bc"), "--out", help="folder for policy.pt and meta.json"),
     epochs: int = typer.Option(100, "--epochs", min=1, max=10_000),
@@ -36,7 +35,9 @@ def train_bc(
     from overcooked_game.bc.train import train
 
     arguments = ["--layout", layout, "--out", str(out_dir), "--epochs", str(epochs), "--seed", str(seed)]
-    command = shlex.join([*COMMAND.split(), *arguments, *(["--limit", str(limit)] if limit is not None else [])])
+    # meta.json records the command as it was typed (its entry point, e.g. `mindagent train-bc` or
+    # `python -m overcooked_game.bc train-bc`), with every option spelled out, defaults included
+    command = " ".join([ctx.command_path, shlex.join([*arguments, *(["--limit", str(limit)] if limit is not None else [])])])
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=err, transient=True) as bar:
         tasks: dict[str, TaskID] = {}

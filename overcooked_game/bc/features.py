@@ -21,11 +21,12 @@ block (`BLOCK_SIZE` numbers) holds:
 
 Everything is iterated in sorted position order, so equal states give equal vectors.
 
-The network also sees the chef's own last few keys (`history_features`, most recent first; Carroll et
-al. gave theirs the state only). People press a key every few timesteps and let go in between, a
-rhythm no single state shows: on the held-out trials the last four keys add about two points of
-action accuracy over the state alone (cramped_room 0.708 -> 0.726, 15 epochs, seed 0). A policy knows
-the keys it pressed, so it can feed them back when it plays (`BCPolicy` does).
+The network also sees the chef's own last few keys (`history_features`, most recent first; Carroll
+et al. gave theirs the state only). People press a key every few timesteps and let go in between, a
+rhythm no single state shows. On the held-out trials the state alone stays within 2 points of always
+guessing "stay" (cramped_room 0.703 against 0.711, counter_circuit 0.497 against 0.501); the last
+four keys add 2.4 to 6.2 points on every classic layout (0.727 and 0.559; 100 epochs, seed 0). A
+policy knows the keys it pressed, so it feeds them back when it plays (`BCPolicy` does).
 
 Example::
 
