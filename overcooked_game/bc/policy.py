@@ -118,12 +118,10 @@ class BCPolicy:
         tried = sorted({action for _, _, action in last})
         kept = probs.copy()
         kept[tried] = 0.0
-        total = kept.sum()
-        if total <= 0.0:  # the network put (numerically) all its mass on what failed: any other action
+        if float(kept.sum()) <= 0.0:  # the network put (numerically) all its mass on what failed: any other action
             kept = np.ones_like(probs)
             kept[tried] = 0.0
-            total = kept.sum()
-        return kept / total
+        return np.asarray(kept / float(kept.sum()), dtype=np.float64)
 
     def _remember(self, state: Any, player_index: int, action: int) -> None:
         self._recent(state, player_index).append((int(state.timestep), state.players[player_index].pos_and_or, action))

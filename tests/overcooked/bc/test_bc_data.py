@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -118,3 +119,33 @@ def test_the_state_parser_either_parses_or_says_which_row(text: str) -> None:
         assert str(exc).startswith("row 9:")
     else:
         assert len(state.players) == 2
+
+
+def test_a_failed_download_is_one_line_and_leaves_nothing_behind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    empty = tmp_path / "no-wheels"
+    empty.mkdir()
+    for name, value in (("PIP_NO_INDEX", "1"), ("PIP_FIND_LINKS", str(empty)), ("PIP_EXTRA_INDEX_URL", ""),
+                        ("PIP_CONFIG_FILE", "/dev/null")):
+        monkeypatch.setenv(name, value)
+    cache = tmp_path / "cache"
+    with pytest.raises(TrialsUnavailable) as caught:
+        ensure_trials(cache)
+    assert "\n" not in str(caught.value) and "could not download overcooked-ai==1.1.0" in str(caught.value)
+    assert list(cache.iterdir()) == []  # no half-written pickle, no leftover download folder
+
+
+@pytest.mark.slow
+def test_fetching_into_an_empty_cache_gets_the_official_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import hashlib
+
+    monkeypatch.setenv("MINDAGENT_CACHE", str(tmp_path))
+    try:
+        paths = ensure_trials()
+    except TrialsUnavailable as exc:
+        if os.environ.get("CI", "").lower() == "true":
+            raise
+        pytest.skip(f"no network to reach PyPI: {exc}")
+    assert sorted(p.name for p in (tmp_path / "overcooked-ai").iterdir()) == sorted(n for n, _ in TRIAL_FILES.values())
+    for split, path in paths.items():
+        assert hashlib.sha256(path.read_bytes()).hexdigest() == TRIAL_FILES[split][1]
+    assert ensure_trials() == paths  # cached now: nothing is downloaded again
