@@ -24,6 +24,13 @@ extras="local,overcooked"
 # llama-cpp-python builds from source the first time (about 7 minutes on 2 cores); pip caches the wheel.
 "$PY" -m pip install --disable-pip-version-check -q -e ".[$extras]"
 
+# --dev: the human-human Overcooked trials that train and test the behaviour-cloning proxy (two 27 MB
+# pickles out of the overcooked-ai 1.1.0 sdist on PyPI, sha256-checked, into ~/.cache/mindagent or
+# $MINDAGENT_CACHE; nothing is downloaded when they are already there).
+if [ "$DEV" = 1 ]; then
+  "$PY" -m overcooked_game.bc fetch
+fi
+
 if [ -f minecraft/node/package-lock.json ] && command -v npm >/dev/null 2>&1; then
   (cd minecraft/node && npm ci --no-audit --no-fund --loglevel=error)
 fi

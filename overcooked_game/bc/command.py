@@ -1,0 +1,64 @@
+"""`mindagent train-bc`: train the behaviour-cloning human proxy for one Overcooked layout.
+
+Registered by the Overcooked game's command hook (the lead exposes it as ``mindagent train --domain
+overcooked --algo bc``). Heavy imports (torch, pandas, the `overcooked` package) happen only when the
+command runs, so the CLI starts fast.
+"""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
+
+from overcooked_game.bc.errors import BCError
+from overcooked_game.bc.layouts import CLASSIC_NAMES
+
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def train_bc(
+    ctx: typer.Context,
+    layout: str = typer.Option(..., "--layout", help="one of " + ", ".join(CLASSIC_NAMES)),
+    out_dir: Path = typer.Option(Path("runs/bc"), "--out", help="folder for policy.pt and meta.json"),
+    epochs: int = typer.Option(100, "--epochs", min=1, max=10_000),
+    seed: int = typer.Option(0, "--seed"),
+    limit: int | None = typer.Option(None, "--limit", min=10,
+                                     help="keep only the first N timesteps of the layout's training and test trials"),
+) -> None:
+    """Train a behaviour-cloning proxy on the human-human trials; prints its held-out accuracy."""
+    from overcooked_game.bc.model import ACTION_NAMES
+    from overcooked_game.bc.train import train
+
+    arguments = ["--layout", layout, "--out", str(out_dir), "--epochs", str(epochs), "--seed", str(seed)]
+    # meta.json records the command as it was typed (its entry point, e.g. `mindagent train-bc` or
+    # `python -m overcooked_game.bc train-bc`), with every option spelled out, defaults included
+    command = " ".join([ctx.command_path, shlex.join([*arguments, *(["--limit", str(limit)] if limit is not None else [])])])
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err, transient=True) as bar:
+        tasks: dict[str, TaskID] = {}
+
+        def on_progress(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = bar.add_task(f"{stage} ({layout})", total=total)
+            bar.update(tasks[stage], completed=done, total=total)
+
+        try:
+            result = train(layout, out_dir, epochs=epochs, seed=seed, limit=limit, command=command, on_progress=on_progress)
+        except (BCError, ValueError) as exc:
+            err.print(f"[red]error:[/red] {exc}", highlight=False)
+            raise typer.Exit(2) from None
+    meta = result.meta
+    out.print(f"{meta.layout}: held-out action accuracy {meta.heldout_accuracy:.3f} on {meta.heldout_examples} human "
+              f"actions (always the commonest key: {meta.heldout_majority_rate:.3f}); train {meta.train_accuracy:.3f}, "
+              f"validation {meta.validation_accuracy:.3f}, best epoch {meta.best_epoch}/{meta.epochs}, {meta.seconds:.0f} s")
+    out.print(f"policy: {result.out} ({', '.join(ACTION_NAMES)})")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``train-bc`` to a Typer app."""
+    app.command("train-bc")(train_bc)
