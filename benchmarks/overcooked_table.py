@@ -20,8 +20,10 @@ import argparse
 import asyncio
 import os
 import time
+from pathlib import Path
 
 from mindagent.core import registry as domains
+from mindagent.core.capabilities import policy_commands
 from mindagent.core.spec import GameSpec
 from mindagent.evaluation.stats import bootstrap_interval, mean
 from overcooked_game.layouts import CLASSIC
@@ -31,15 +33,26 @@ from overcooked_game.session import OvercookedSession
 OURS = ("planner", "random")
 
 
-async def episode(level: str, model: str, seed: int) -> tuple[int, int]:
-    """(reward, soups) of one 400-timestep episode with `model` commanding both chefs."""
+async def episode(level: str, model: str, seed: int, partner: str | None = None, seat: int = 1) -> tuple[int, int]:
+    """(reward, soups) of one 400-timestep episode with `model` commanding both chefs, or only chef
+    `1 - seat` beside `partner` playing chef `seat` (as `--control` with `--partners` does)."""
     session = domains.make_session(GameSpec(domain="overcooked", level=level, seed=seed))
     assert isinstance(session, OvercookedSession)
-    policy = domains.get("overcooked").make_policy(model, seed)
+    domain = domains.get("overcooked")
+    policy = domain.make_policy(model, seed)
+    other = domain.make_policy(partner, seed) if partner is not None else None
     await session.reset(seed=seed)
     policy.reset(session)
+    if other is not None:
+        other.reset(session)
     while not session.done:
-        await session.step(policy.act(session))
+        if other is None:
+            commands = policy.act(session)
+        else:
+            mine = [c for c in policy_commands(policy, session, [1 - seat]) if session.agent_of(c) == 1 - seat]
+            theirs = [c for c in policy_commands(other, session, [seat]) if session.agent_of(c) == seat]
+            commands = theirs + mine  # partners go first, as in an episode with --partners
+        await session.step(commands)
     return session.engine.reward, session.counts.completed
 
 
@@ -52,6 +65,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--layouts", default=",".join(CLASSIC))
+    parser.add_argument("--bc-root", type=Path, default=None,
+                        help="folder with one trained proxy per layout (ROOT/LAYOUT, from `mindagent train --domain "
+                             "overcooked --algo bc --layout LAYOUT --out ROOT/LAYOUT`): adds our Table 2 rows")
     args = parser.parse_args()
     layouts = [name.strip() for name in args.layouts.split(",") if name.strip()]
     started = time.perf_counter()
@@ -71,8 +87,19 @@ def main() -> None:
     for name in TABLE1:
         row = [published(TABLE1, name, lv) for lv in layouts]
         print(f"{f'paper: {name}':<34}" + "".join(f"{'-' if v is None else f'{v:.1f}':>{max(width, 18) + 2}}" for v in row))
-    print("\nTable 2 (with a behaviour-cloning human proxy; our BC rows need the BC proxy of overcooked_game/bc)")
+    print("\nTable 2 (with a behaviour-cloning human proxy in each starting position)")
     print(header)
+    if args.bc_root is not None:
+        for seat, where in ((1, "planner chef0, BC chef1"), (0, "BC chef0, planner chef1")):
+            pairs = {lv: [asyncio.run(episode(lv, "planner", s, f"bc:{args.bc_root / lv}", seat))
+                          for s in range(args.seeds)] for lv in layouts}
+            row = [cell([float(r) for r, _ in pairs[lv]]) for lv in layouts]
+            print(f"{f'ours: {where}':<34}" + "".join(f"{c:>{max(width, 18) + 2}}" for c in row))
+            bc_pairs = {lv: [asyncio.run(episode(lv, f"bc:{args.bc_root / lv}", s)) for s in range(args.seeds)]
+                        for lv in layouts} if seat == 1 else None
+            if bc_pairs is not None:
+                row = [cell([float(r) for r, _ in bc_pairs[lv]]) for lv in layouts]
+                print(f"{'ours: BC pair (the proxy alone)':<34}" + "".join(f"{c:>{max(width, 18) + 2}}" for c in row))
     for name in TABLE2:
         row = [published(TABLE2, name, lv) for lv in layouts]
         print(f"{f'paper: {name}':<34}" + "".join(f"{'-' if v is None else f'{v:.1f}':>{max(width, 18) + 2}}" for v in row))

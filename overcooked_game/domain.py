@@ -37,6 +37,7 @@ class OvercookedDomain(DomainBase):
     practice_coach = "planner"
     #: `eval` sweeps LLM-Coordination's five classic layouts unless told otherwise
     default_levels = "classic"
+    policy_prefixes = ("bc:",)
     #: LLM-Coordination's protocol: two chefs, no deadlines to scale, the 400-timestep horizon
     eval_agents = "2"
     eval_taus = "1.0"
@@ -68,6 +69,16 @@ class OvercookedDomain(DomainBase):
         return OvercookedSession(layout, n_agents=spec.agents, horizon=spec.steps or HORIZON)
 
     def make_policy(self, name: str, seed: int) -> Policy[Any]:
+        """`planner`, `random`, or ``bc:DIR``: a behaviour-cloning human proxy trained by
+        ``mindagent train --domain overcooked --algo bc``."""
+        if name.startswith("bc:"):
+            from overcooked_game.bc.errors import BCError
+            from overcooked_game.bc.proxy import load_proxy
+
+            try:
+                return load_proxy(name, seed)
+            except BCError as exc:
+                raise SpecError(str(exc)) from None
         if name == "planner":
             from overcooked_game.planner import OvercookedPlanner
 

@@ -12,4 +12,5 @@ PLUGIN = DomainPlugin(
     title="Overcooked-AI",
     domain="overcooked_game.domain:DOMAIN",
     summary="two chefs cook onion soup on the Overcooked-AI layouts (LLM-Coordination's benchmark)",
+    train="overcooked_game.bc.command:train",
 )

@@ -54,7 +54,8 @@ TEAM = typer.Option("central", "--mode",
 CONTROL = typer.Option(None, "--control",
                        help="the dispatcher commands only these agents: a number k (agents 0..k-1) or a list like 0,2")
 PARTNERS = typer.Option("planner", "--partners",
-                        help="with --control: who plays the other agents: planner | random | noop | replay:FILE")
+                        help="with --control: who plays the other agents: planner | random | noop | replay:FILE | "
+                             "a domain's KIND:ARGUMENT policy (policy:DIR, bc:DIR)")
 SUBTASK_EXECUTOR = typer.Option("rule", "--subtask-executor",
                                 help="--mode taskgraph: who turns each agent's subtask into its command every step: "
                                      "rule (the domain's scheduler) | model (one model call per assigned agent)")
@@ -125,7 +126,7 @@ def dispatch_settings(mode: str, plan_steps: int = 3, goal_every: int = 5, team:
             agents = parse_control(control)
         except SpecError as exc:
             fail(str(exc))
-        if partners not in ("planner", "random", "noop") and not partners.startswith("replay:"):
+        if partners not in ("planner", "random", "noop") and ":" not in partners:
             fail(f"--partners must be one of {', '.join(PARTNER_KINDS)}")
     elif partners != "planner":
         fail("--partners needs --control (which agents the dispatcher commands)")

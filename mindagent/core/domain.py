@@ -317,6 +317,9 @@ class Domain(Protocol):
     practice_coach: str
     #: What ``eval --levels`` means when not given (``"all"``, or a named set `parse_levels` knows).
     default_levels: str
+    #: Prefixes of policy names with an argument the domain builds in `make_policy` besides
+    #: ``policy:`` (e.g. ``("bc:",)`` for a behaviour-cloning proxy ``bc:DIR``).
+    policy_prefixes: tuple[str, ...]
     #: ``eval``'s team sizes, task intervals and episode length when not given (the paper's protocol
     #: for order-stream games; a game with one standing task and a fixed horizon sets its own).
     eval_agents: str
@@ -392,6 +395,7 @@ class DomainBase:
     #: The built-in policy whose next command the practice room offers as a hint.
     practice_coach: str = "random"
     default_levels: str = "all"
+    policy_prefixes: tuple[str, ...] = ()
     eval_agents: str = "2,3,4"
     eval_taus: str = "1.0,1.5,2.0,2.5,3.0"
     eval_steps: int = 60

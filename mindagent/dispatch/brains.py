@@ -134,7 +134,7 @@ def make_brain(model: str, domain: Domain, *, seed: int = 0, base_url: str | Non
     ``gate`` is the backend's request budget shared with every other brain of a sweep
     (`mindagent.llm.ratelimit`); built-in policies make no requests and ignore it.
     Raises `SpecError` for a built-in name the domain lacks and `LLMError` for a bad model spec."""
-    if model in domain.policies or model.startswith(TRAINED_PREFIX):
+    if model in domain.policies or model.startswith((TRAINED_PREFIX, *domain.policy_prefixes)):
         return PolicyBrain(domain.make_policy(model, seed))
     if model in BUILT_IN_NAMES:
         raise SpecError(f"{domain.name} has no built-in {model!r} dispatcher; it has: {', '.join(domain.policies)}")

@@ -8,7 +8,9 @@ decentral, task graph; model or planner) can be paired with:
 - ``random``: the domain's random legal policy;
 - ``noop``: partners that always idle (the dispatcher must do everything itself);
 - ``replay:FILE``: the commands a recorded episode gave those agents, step by step (idle after
-  the recording ends), e.g. a person's game or another model's.
+  the recording ends), e.g. a person's game or another model's;
+- ``KIND:ARGUMENT``: any other policy the domain builds from a name with an argument (a trained
+  policy ``policy:DIR``, a behaviour-cloning human proxy ``bc:DIR``, ...).
 
 Partners' commands go first in the step (a planner partner plans to be accepted before the
 others act) and are recorded apart (``"partners"`` in each step line).
@@ -24,7 +26,7 @@ from mindagent.core.capabilities import policy_commands
 from mindagent.core.domain import Domain, DomainSession, SpecError
 from mindagent.recordings.recording import RecordingError, read_recording
 
-PARTNER_KINDS = ("planner", "random", "noop", "replay:FILE")
+PARTNER_KINDS = ("planner", "random", "noop", "replay:FILE", "KIND:ARGUMENT (the domain's)")
 
 
 class Partner(Protocol):
@@ -84,12 +86,13 @@ class ReplayPartner:
 
 
 def make_partner(spec: str, domain: Domain, seed: int) -> Partner:
-    """``planner``, ``random``, ``noop`` or ``replay:FILE``; `SpecError` for anything else."""
+    """``planner``, ``random``, ``noop``, ``replay:FILE`` or a domain's ``KIND:ARGUMENT`` policy;
+    `SpecError` for anything else (the domain's own words for a name it does not know)."""
     if spec == "noop":
         return NoopPartner()
     if spec.startswith("replay:"):
         return ReplayPartner(Path(spec.removeprefix("replay:")))
-    if spec in domain.policies:
+    if spec in domain.policies or ":" in spec:
         return PolicyPartner(spec, domain.make_policy(spec, seed))
     raise SpecError(f"--partners must be one of {', '.join(PARTNER_KINDS)} ({domain.name} has: "
                     f"{', '.join(domain.policies)}, noop, replay:FILE)")

@@ -62,3 +62,21 @@ def train_bc(
 def register(app: typer.Typer) -> None:
     """Add ``train-bc`` to a Typer app."""
     app.command("train-bc")(train_bc)
+
+
+def train(
+    ctx: typer.Context,
+    algo: str = typer.Option("bc", "--algo", help="bc: behaviour cloning from the human-human trials of Carroll et al."),
+    layout: str = typer.Option(..., "--layout", help="one of " + ", ".join(CLASSIC_NAMES)),
+    out_dir: Path = typer.Option(Path("runs/bc"), "--out", help="folder for policy.pt and meta.json"),
+    epochs: int = typer.Option(100, "--epochs", min=1, max=10_000),
+    seed: int = typer.Option(0, "--seed"),
+    limit: int | None = typer.Option(None, "--limit", min=10,
+                                     help="keep only the first N timesteps of the layout's training and test trials"),
+) -> None:
+    """Train a human proxy for one layout (`mindagent train --domain overcooked --algo bc`); use it as
+    ``--partners bc:DIR`` or ``--model bc:DIR``."""
+    if algo != "bc":
+        err.print(f"[red]error:[/red] --algo must be bc (behaviour cloning), not {algo!r}", highlight=False)
+        raise typer.Exit(2)
+    train_bc(ctx, layout, out_dir, epochs, seed, limit)
