@@ -21,7 +21,8 @@ if TYPE_CHECKING:
     from mindagent.core.spec import GameSpec
     from mindagent.dispatch.policy import Policy
 
-#: Standing head-chef instructions a session keeps (newest last); older ones drop out.
+#: Standing instructions of a person directing the team (the kitchen's head chef) a session
+#: keeps, newest last; older ones drop out.
 HEAD_CHEF_WINDOW = 3
 
 JSON = Any  # what json.dumps accepts; kept loose on purpose (nested dicts and lists)
@@ -216,7 +217,7 @@ class DomainSession(abc.ABC):
         return found[0]
 
     def add_instruction(self, text: str) -> None:
-        """A head chef's instruction; it stands (shown at every step) until newer ones push it out."""
+        """A director's instruction; it stands (shown at every step) until newer ones push it out."""
         text = " ".join(text.split())
         if not text:
             return
@@ -227,7 +228,7 @@ class DomainSession(abc.ABC):
         del standing[:-HEAD_CHEF_WINDOW]
 
     def pending_instructions(self) -> list[str]:
-        """Head-chef instructions for this step's prompt, newest last."""
+        """The director's standing instructions for this step's prompt, newest last."""
         return list(self._standing_instructions())
 
     def _standing_instructions(self) -> list[str]:
@@ -242,7 +243,7 @@ class DomainSession(abc.ABC):
 
     def credit(self, command: str) -> str | None:
         """What an accepted command adds to its agent's share at the end of an episode: ``"served"``
-        (it delivered a dish), ``"made"`` (it produced an item) or None. Example: CuisineWorld says
+        (it completed an order), ``"made"`` (it produced an item) or None. Example: CuisineWorld says
         ``"made"`` for ``activate_agent0_pot0``."""
         return None
 
@@ -254,7 +255,8 @@ class DomainSession(abc.ABC):
                 "locations": []}
 
     def static_view(self) -> dict[str, JSON]:
-        """The part a page needs once, on joining: dishes, recipes, kitchen layout."""
+        """The part a page needs once, on joining: what orders can ask for, the recipes, the places
+        (the keys keep the names protocol v1 gave them: ``dishes``, ``kitchen``)."""
         return {"level": self.name, "domain": self.domain, "dishes": [], "recipes": [], "base_ingredients": [],
                 "needed_ingredients": [], "kitchen": [], "n_agents": self.n_agents, "max_steps": self.max_steps,
                 "agent_names": self.agent_names}

@@ -75,7 +75,7 @@ class Episode:
         self.mode: DispatchMode = mode_for(dispatcher.dispatch, dispatcher.plans)
 
     async def decide(self, controlled: Sequence[int] | None = None, people: Sequence[str] = ()) -> Decision:
-        """The dispatcher's commands for the current step (head-chef words are read now)."""
+        """The dispatcher's commands for the current step (a director's standing words are read now)."""
         head_chef = self.session.pending_instructions()
         return await self.dispatcher.decide(self.session, self.memory, list(self.feedback), head_chef, controlled, people)
 

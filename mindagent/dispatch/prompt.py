@@ -2,7 +2,7 @@
 
 Order matters for caching: the system text (instructions, recipes, knowledge) and the demo
 come first and never change within an episode, so providers can cache them; memory, feedback,
-head-chef words and the current state come last.
+a director's words and the current state come last.
 """
 
 from __future__ import annotations
