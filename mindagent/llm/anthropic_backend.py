@@ -27,6 +27,7 @@ from mindagent.llm.base import (
     ModelUnavailable,
     Usage,
 )
+from mindagent.llm.deadline import deadline
 from mindagent.llm.ratelimit import Gate, gated
 from mindagent.llm.retry import (
     CONNECT_TIMEOUT_S,
@@ -181,10 +182,21 @@ class AnthropicClient:
         grammar: str | None = None,
     ) -> Completion:
         """One Messages API call with our retry policy; `grammar` is ignored (the API has none)."""
-        import anthropic
-
         sdk = self._client()
         started = time.perf_counter()
+        async with deadline(config.timeout_s, self.name):  # httpx's read timeout is per chunk
+            text, usage_raw, served = await self._attempts(sdk, messages, config)
+        latency = time.perf_counter() - started
+        usage = map_usage(usage_raw, latency)
+        log.debug("%s: %d prompt (%d cached) + %d output tokens in %.2fs", self.name,
+                  usage.prompt_tokens, usage.cached_tokens, usage.output_tokens, latency)
+        return Completion(text=text, usage=usage, model=served or self.model)
+
+    async def _attempts(self, sdk: Any, messages: Sequence[Message],
+                        config: GenerationConfig) -> tuple[str, Any, str | None]:
+        """The retried call, once more without temperature if the model rejects sampling parameters."""
+        import anthropic
+
         for _ in range(2):  # a second pass only after dropping a rejected temperature
             kwargs = self._kwargs(messages, config)
             try:
@@ -195,7 +207,7 @@ class AnthropicClient:
                     sleep=self._sleep,
                     rng=self._rng,
                 )
-                break
+                return text, usage_raw, served
             except anthropic.BadRequestError as exc:
                 if not (self._send_temperature and "temperature" in str(exc).lower()):
                     raise error_kind(exc)(f"{self.name}: {describe(exc)}") from exc
@@ -203,13 +215,7 @@ class AnthropicClient:
                 self._send_temperature = False
             except anthropic.AnthropicError as exc:
                 raise error_kind(exc)(f"{self.name}: {describe(exc)}") from exc
-        else:  # pragma: no cover - the second pass sends no temperature, so it cannot loop
-            raise BadRequest(f"{self.name}: request rejected twice")
-        latency = time.perf_counter() - started
-        usage = map_usage(usage_raw, latency)
-        log.debug("%s: %d prompt (%d cached) + %d output tokens in %.2fs", self.name,
-                  usage.prompt_tokens, usage.cached_tokens, usage.output_tokens, latency)
-        return Completion(text=text, usage=usage, model=served or self.model)
+        raise BadRequest(f"{self.name}: request rejected twice")
 
     async def aclose(self) -> None:
         """Close the SDK's connection pool (and the injected http client with it)."""

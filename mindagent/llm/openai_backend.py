@@ -24,6 +24,7 @@ from mindagent.llm.base import (
     ModelUnavailable,
     Usage,
 )
+from mindagent.llm.deadline import deadline
 from mindagent.llm.ratelimit import Gate, gated
 from mindagent.llm.redact import redact_url
 from mindagent.llm.retry import (
@@ -153,13 +154,15 @@ class OpenAIClient:
         kwargs = self._kwargs(messages, config)
         started = time.perf_counter()
         try:
-            text, usage_raw, served = await with_retries(
-                gated(well_formed(functools.partial(sdk.chat.completions.create, **kwargs), _reply_parts), self._gate),
-                config,
-                what=self.name,
-                sleep=self._sleep,
-                rng=self._rng,
-            )
+            async with deadline(config.timeout_s, self.name):  # httpx's read timeout is per chunk
+                text, usage_raw, served = await with_retries(
+                    gated(well_formed(functools.partial(sdk.chat.completions.create, **kwargs), _reply_parts),
+                          self._gate),
+                    config,
+                    what=self.name,
+                    sleep=self._sleep,
+                    rng=self._rng,
+                )
         except openai.OpenAIError as exc:
             raise error_kind(exc)(f"{self.name}: {describe(exc)}") from exc
         latency = time.perf_counter() - started
