@@ -29,6 +29,7 @@ from mindagent.llm.base import (
 )
 from mindagent.llm.deadline import deadline
 from mindagent.llm.ratelimit import Gate, gated
+from mindagent.llm.redact import register_secret, register_url
 from mindagent.llm.retry import (
     CONNECT_TIMEOUT_S,
     DEFAULT_TIMEOUT_S,
@@ -121,6 +122,8 @@ class AnthropicClient:
         self.model = model
         self.name = f"anthropic:{model}"
         self._api_key = api_key
+        register_url(base_url)  # its user info, Basic token and key parameters, masked by value
+        register_secret(api_key)
         self._base_url = base_url
         self._http_client = http_client
         self._sleep = sleep
@@ -139,6 +142,7 @@ class AnthropicClient:
         key = self._api_key or os.environ.get(API_KEY_ENV)
         if not key:
             raise AuthFailed(f"{self.name}: no API key; set {API_KEY_ENV} in the environment")
+        register_secret(key)
         try:
             import anthropic
         except ImportError as exc:  # pragma: no cover - a core dependency

@@ -26,7 +26,7 @@ from mindagent.llm.base import (
 )
 from mindagent.llm.deadline import deadline
 from mindagent.llm.ratelimit import Gate, gated
-from mindagent.llm.redact import redact_url
+from mindagent.llm.redact import redact_url, register_secret, register_url
 from mindagent.llm.retry import (
     CONNECT_TIMEOUT_S,
     DEFAULT_TIMEOUT_S,
@@ -92,6 +92,8 @@ class OpenAIClient:
         # the name is shown to spectators and recorded: never with credentials from the URL
         self.name = f"openai:{model}" + (f"@{redact_url(base_url)}" if base_url else "")
         self._api_key = api_key
+        register_url(base_url)  # its user info, Basic token and key parameters, masked by value
+        register_secret(api_key)
         self._http_client = http_client
         self._sleep = sleep
         self._rng = rng or random.Random(0)
@@ -109,6 +111,8 @@ class OpenAIClient:
                 f"{self.name}: no API key; set {API_KEY_ENV}, or pass --base-url for a local "
                 "OpenAI-compatible server"
             )
+        if key != DUMMY_KEY:
+            register_secret(key)
         try:
             import openai
         except ImportError as exc:  # pragma: no cover - a core dependency

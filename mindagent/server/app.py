@@ -29,6 +29,7 @@ from mindagent.core.spec import GameSpec
 from mindagent.dispatch.brains import Brain, make_brain
 from mindagent.dispatch.dispatcher import DispatchSettings
 from mindagent.dispatch.prompt import PromptConfig
+from mindagent.llm.redact import install_log_redaction, register_secret, register_url
 from mindagent.server.connection import Connection
 from mindagent.server.desk import RoomDesk
 from mindagent.server.fanout import SharedDeflateFactory
@@ -132,12 +133,24 @@ def _address(connection: ServerConnection) -> str:
     return str(peer[0]) if isinstance(peer, tuple) and peer else str(peer)
 
 
+def protect_secrets(config: ServerConfig, admin_token: str) -> None:
+    """Register what this process knows that must never be shown (the admin token, the model
+    URL's credentials) with the model layer's redaction, and mask it in every log handler.
+
+    Front and room workers each call it: the registry is per process."""
+    register_secret(admin_token)
+    base_url = config.brain_options.get("base_url")
+    register_url(base_url if isinstance(base_url, str) else None)
+    install_log_redaction()
+
+
 class GameServer:
     """Serves the page on ``/`` and the protocol on ``/ws`` of one port."""
 
     def __init__(self, config: ServerConfig, brain_factory: BrainFactory | None = None) -> None:
         self.config = config
         self.admin_token = config.admin_token or secrets.token_urlsafe(18)
+        protect_secrets(config, self.admin_token)
         self.scheduler = AsyncIOScheduler(timezone=UTC)
 
         def default_factory(model: str, domain: str) -> Brain:
