@@ -39,6 +39,7 @@ from mindagent.llm.retry import (
     well_formed,
     with_retries,
 )
+from mindagent.llm.telemetry import metered
 
 log = logging.getLogger(__name__)
 
@@ -188,8 +189,9 @@ class AnthropicClient:
         """One Messages API call with our retry policy; `grammar` is ignored (the API has none)."""
         sdk = self._client()
         started = time.perf_counter()
-        async with deadline(config.timeout_s, self.name):  # httpx's read timeout is per chunk
-            text, usage_raw, served = await self._attempts(sdk, messages, config)
+        with metered():
+            async with deadline(config.timeout_s, self.name):  # httpx's read timeout is per chunk
+                text, usage_raw, served = await self._attempts(sdk, messages, config)
         latency = time.perf_counter() - started
         usage = map_usage(usage_raw, latency)
         log.debug("%s: %d prompt (%d cached) + %d output tokens in %.2fs", self.name,

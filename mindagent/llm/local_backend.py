@@ -52,6 +52,7 @@ from mindagent.llm.local_models import (
     list_local_models,
     resolve_model_path,
 )
+from mindagent.llm.telemetry import metered
 
 log = logging.getLogger(__name__)
 
@@ -256,7 +257,8 @@ class LocalClient:
             {"role": m.role, "content": m.content} for m in messages
         ]
         started = time.perf_counter()
-        resp, cached = await self._run(payload, config, grammar)
+        with metered():
+            resp, cached = await self._run(payload, config, grammar)
         latency = time.perf_counter() - started
         choice = resp["choices"][0]
         text = choice["message"].get("content") or ""

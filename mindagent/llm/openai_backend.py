@@ -36,6 +36,7 @@ from mindagent.llm.retry import (
     well_formed,
     with_retries,
 )
+from mindagent.llm.telemetry import metered
 
 log = logging.getLogger(__name__)
 
@@ -157,18 +158,19 @@ class OpenAIClient:
         sdk = self._client()
         kwargs = self._kwargs(messages, config)
         started = time.perf_counter()
-        try:
-            async with deadline(config.timeout_s, self.name):  # httpx's read timeout is per chunk
-                text, usage_raw, served = await with_retries(
-                    gated(well_formed(functools.partial(sdk.chat.completions.create, **kwargs), _reply_parts),
-                          self._gate),
-                    config,
-                    what=self.name,
-                    sleep=self._sleep,
-                    rng=self._rng,
-                )
-        except openai.OpenAIError as exc:
-            raise error_kind(exc)(f"{self.name}: {describe(exc)}") from exc
+        with metered():
+            try:
+                async with deadline(config.timeout_s, self.name):  # httpx's read timeout is per chunk
+                    text, usage_raw, served = await with_retries(
+                        gated(well_formed(functools.partial(sdk.chat.completions.create, **kwargs), _reply_parts),
+                              self._gate),
+                        config,
+                        what=self.name,
+                        sleep=self._sleep,
+                        rng=self._rng,
+                    )
+            except openai.OpenAIError as exc:
+                raise error_kind(exc)(f"{self.name}: {describe(exc)}") from exc
         latency = time.perf_counter() - started
         usage = map_usage(usage_raw, latency)
         log.debug("%s: %d prompt (%d cached) + %d output tokens in %.2fs", self.name,
