@@ -38,6 +38,9 @@ MAX_CELLS = 10_000
 MAX_TAUS = 1_000
 MAX_SEEDS = 1_000_000
 SUMMARY_SCHEMA = "mindagent/seed-sweep@1"
+_DEPTH_CHUNK = 4 * 1024 * 1024
+_OPEN = np.array([ord("["), ord("{")], dtype=np.uint8)
+_CLOSE = np.array([ord("]"), ord("}")], dtype=np.uint8)
 
 Finite = Annotated[float, Field(allow_inf_nan=False, strict=True)]
 Name = Annotated[str, Field(min_length=1, max_length=256, strict=True)]
@@ -106,17 +109,22 @@ def read_bounded(path: Path, limit: int) -> bytes:
 
 
 def nesting_depth(data: bytes) -> int:
-    """Deepest bracket nesting of JSON bytes, brackets inside strings not counted; linear time.
+    """Deepest bracket nesting of JSON bytes, brackets inside strings not counted; linear time and
+    flat memory (`_DEPTH_CHUNK` bytes at a time, parity and depth carried across chunks).
 
     Escaped quotes are removed first (``\\\\`` pairs, then ``\\"``), so the quotes left delimit
     strings: a bracket is inside a string when an odd number of quotes precede it."""
     raw = np.frombuffer(data.replace(b"\\\\", b"").replace(b'\\"', b""), dtype=np.uint8)
-    if raw.size == 0:
-        return 0
-    outside = (np.cumsum(raw == ord('"')) % 2) == 0
-    step = (np.isin(raw, (ord("["), ord("{"))).astype(np.int64) - np.isin(raw, (ord("]"), ord("}"))).astype(np.int64))
-    step[~outside] = 0
-    return int(max(0, np.cumsum(step).max()))
+    quotes_before, depth, deepest = 0, 0, 0
+    for start in range(0, raw.size, _DEPTH_CHUNK):
+        chunk = raw[start:start + _DEPTH_CHUNK]
+        quotes = np.cumsum(chunk == ord('"'), dtype=np.int64) + quotes_before
+        step = (np.isin(chunk, _OPEN).astype(np.int32) - np.isin(chunk, _CLOSE).astype(np.int32))
+        step[(quotes % 2) == 1] = 0  # inside a string (an opening quote counts itself as inside)
+        levels = np.cumsum(step, dtype=np.int64) + depth
+        deepest = max(deepest, int(levels.max()))
+        quotes_before, depth = int(quotes[-1]), int(levels[-1])
+    return deepest
 
 
 def _refuse_constant(name: str) -> float:

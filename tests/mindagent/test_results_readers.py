@@ -134,3 +134,13 @@ def test_depth_limit_is_exact(tmp_path: Path) -> None:
     assert load_json(ok) is not None
     with pytest.raises(ResultsError, match="nested 33 deep"):
         load_json(write(tmp_path, "deep", "[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1)))
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 7])
+def test_the_depth_count_carries_across_chunks(monkeypatch: pytest.MonkeyPatch, chunk: int) -> None:
+    import mindagent.evaluation.readers as readers
+
+    doc = json.dumps({"a[": [[{"b": "}}]\\\"{["}], [1, [2, [3]]]], "c": "\\\\", "d": [{"e": []}]}).encode()
+    whole = nesting_depth(doc)
+    monkeypatch.setattr(readers, "_DEPTH_CHUNK", chunk)
+    assert nesting_depth(doc) == whole == 5
