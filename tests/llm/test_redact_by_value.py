@@ -84,3 +84,15 @@ def test_a_registered_secret_never_survives_any_surrounding_text(secret: str, be
     register_secret(secret)
     assert secret not in redact_text(before + secret + after)
     assert secret not in mask_known(before + secret + after + secret)
+
+
+def test_a_secret_straddling_the_cut_of_an_error_line_is_masked_not_halved() -> None:
+    from mindagent.llm.retry import describe
+
+    register_secret("STRADDLING-secret-0123456789")
+
+    class Echo(Exception):
+        status_code = 400
+
+    said = describe(Echo("x" * 290 + "STRADDLING-secret-0123456789 and more"))
+    assert "STRADDL" not in said and MASK in said and len(said) == len("HTTP 400: ") + 300
