@@ -17,7 +17,10 @@ if TYPE_CHECKING:
 
 
 def _verbose_option(verbose: bool) -> None:
+    from mindagent.llm.redact import install_log_redaction
+
     logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    install_log_redaction()  # a registered secret (key, URL password, admin token) never reaches stderr
 
 
 @cache

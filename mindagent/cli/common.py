@@ -6,11 +6,15 @@ from typing import NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 err = Console(stderr=True, soft_wrap=True, highlight=False)
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    """One red line on stderr and exit (no traceback for someone else's bad input)."""
-    err.print(f"[red]error:[/red] {message}", highlight=False)
+    """One red line on stderr and exit (no traceback for someone else's bad input).
+
+    The message is plain text: brackets from a file's content or a path are shown, not parsed as
+    markup (a ``[/x]`` in them would otherwise raise inside Rich)."""
+    err.print(f"[red]error:[/red] {escape(message)}", highlight=False)
     raise typer.Exit(code)

@@ -13,15 +13,18 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from mindagent.cli.common import fail
+from mindagent.cli.common import err, fail
 from mindagent.core import registry as domains
 from mindagent.core.domain import RunProtocol
 from mindagent.evaluation.seeds import SeedSweep, per_seed_values
-from mindagent.evaluation.stats import ALPHA, paired_test, verdict
+from mindagent.evaluation.stats import ALPHA, mean, paired_test, verdict
 
 out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 200)
+#: Paired seeds (over all cells) from which `compare` shows a progress bar on stderr.
+PROGRESS_FROM = 20_000
 
 
 def print_seed_tables(sweep: SeedSweep, compare: bool) -> None:
@@ -68,7 +71,7 @@ def compare(
     try:
         config_a, a = per_seed_values(first)
         config_b, b = per_seed_values(second)
-    except (ValueError, KeyError, OSError) as exc:
+    except (ValueError, OSError) as exc:  # ResultsError is a ValueError: already one line naming the file
         fail(f"cannot read the results: {exc}")
     for key in ("domain", "rules", "episodes", "steps", "taus"):
         if config_a.get(key) != config_b.get(key):
@@ -78,19 +81,25 @@ def compare(
     for col in ("level", "agents", "seeds", "A mean", "B mean", "B - A", "95 % interval", "p", ""):
         table.add_column(col, no_wrap=True)
     significant = compared = 0
-    for cell in sorted(set(a) & set(b), key=lambda k: (k[1], _level_key(k[0]))):
-        seeds = sorted(set(a[cell]) & set(b[cell]))
-        if not seeds:
-            continue
-        xs = [a[cell][s] for s in seeds]
-        ys = [b[cell][s] for s in seeds]
-        result = paired_test(xs, ys)
-        compared += 1
-        significant += result.significant
-        lo, hi = result.interval
-        table.add_row(cell[0], str(cell[1]), str(len(seeds)), f"{sum(xs) / len(xs):.3f}", f"{sum(ys) / len(ys):.3f}",
-                      f"{result.mean_diff:+.3f}", f"{lo:+.3f}..{hi:+.3f}", f"{result.p_value:.3f}",
-                      "*" if result.significant else "")
+    cells = [(cell, sorted(set(a[cell]) & set(b[cell]))) for cell in sorted(set(a) & set(b),
+                                                                             key=lambda k: (k[1], _level_key(k[0])))]
+    work = sum(len(seeds) for _, seeds in cells)
+    with Progress(TextColumn("comparing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err,
+                  transient=True, disable=work < PROGRESS_FROM) as bar:
+        task = bar.add_task("cells", total=len(cells))
+        for cell, seeds in cells:
+            bar.advance(task)
+            if not seeds:
+                continue
+            xs = [a[cell][s] for s in seeds]
+            ys = [b[cell][s] for s in seeds]
+            result = paired_test(xs, ys)
+            compared += 1
+            significant += result.significant
+            lo, hi = result.interval
+            table.add_row(cell[0], str(cell[1]), str(len(seeds)), f"{mean(xs):.3f}", f"{mean(ys):.3f}",
+                          f"{result.mean_diff:+.3f}", f"{lo:+.3f}..{hi:+.3f}", f"{result.p_value:.3f}",
+                          "*" if result.significant else "")
     if not compared:
         fail("the files have no cell with a common seed")
     out.print(table)

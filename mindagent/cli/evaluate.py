@@ -198,14 +198,17 @@ def evaluate(
 
 def plot(results: Path = typer.Argument(..., exists=True, dir_okay=False),
          out_png: Path = typer.Option(None, "--out", help="PNG path (default: beside the results file)")) -> None:
-    """Draw collaboration-efficiency curves (completion rate against tau) to a PNG."""
+    """Draw collaboration-efficiency curves (completion rate against tau) to a PNG (a page per 24 levels)."""
     from mindagent.evaluation.plots import plot_results
 
     target = out_png or results.with_suffix(".png")
-    try:
-        plot_results(results, target)
-    except (ValueError, KeyError, TypeError, AttributeError, OSError) as exc:  # JSONDecodeError is a ValueError
-        fail(f"cannot plot {results}: not a results file of `mindagent eval` ({type(exc).__name__}: {str(exc)[:200]})")
+    with Progress(TextColumn("plotting"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err,
+                  transient=True) as bar:
+        task = bar.add_task("pages", total=None)
+        try:
+            plot_results(results, target, on_page=lambda done, pages: bar.update(task, completed=done, total=pages))
+        except (ValueError, SpecError, OSError) as exc:  # ResultsError and JSON errors are ValueErrors: one line
+            fail(f"cannot plot: {exc}")
     out.print(f"wrote {target}")
 
 

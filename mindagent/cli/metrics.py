@@ -28,6 +28,8 @@ def metrics(
             rows.append((path, episode_metrics(path)))
         except (RecordingError, ValueError, KeyError, OSError) as exc:
             fail(f"{path}: {exc}")
+        except (TypeError, AttributeError, IndexError, RecursionError) as exc:  # a field a game reads, crafted
+            fail(f"{path}: not a recording metrics can read ({type(exc).__name__}: {str(exc)[:160]})")
     if as_json:
         for path, m in rows:
             typer.echo(json.dumps({"recording": str(path), **m.to_dict()}))

@@ -20,7 +20,9 @@ import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
 
 from mindagent.core import registry as domains
 from mindagent.core.domain import DomainSession
@@ -82,6 +84,62 @@ def gini(values: Sequence[float]) -> float:
     return (2 * weighted) / (n * total) - (n + 1) / n
 
 
+Count = Annotated[StrictInt, Field(ge=0, le=2**53)]
+
+
+class _Verdict(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    command: StrictStr = ""
+    ok: StrictBool = False
+
+
+class _Usage(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    prompt_tokens: Count = 0
+    cached_tokens: Count = 0
+    output_tokens: Count = 0
+
+
+class _StepLine(BaseModel):
+    """The fields of a ``step`` line these metrics read, with the types the recorder writes."""
+
+    model_config = ConfigDict(extra="allow")
+    step: Count
+    verdicts: list[_Verdict] = Field(default_factory=list, max_length=10_000)
+    usage: _Usage = Field(default_factory=_Usage)
+    latency_s: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 0.0
+    completed: list[Any] = Field(default_factory=list)
+    failed: list[Any] = Field(default_factory=list)
+    orders: list[Any] = Field(default_factory=list)
+
+
+class _EndLine(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    completed: Count
+    failed: Count
+    active: Count
+
+
+def check_lines(records: Sequence[dict[str, Any]]) -> None:
+    """Refuse, in one line, a recording whose steps are out of order or whose fields have the
+    wrong types: metrics of such a file would be silently wrong, not merely incomplete."""
+    previous = -1
+    for n, record in enumerate(records, 1):
+        kind = record.get("type")
+        try:
+            if kind == "step":
+                step = _StepLine.model_validate(record).step
+                if step <= previous:
+                    raise RecordingError(f"line {n}: step {step} after step {previous} (steps must increase)")
+                previous = step
+            elif kind == "end":
+                _EndLine.model_validate(record)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            raise RecordingError(f"line {n} ({kind}): {where}: {first['msg']}") from None
+
+
 def _session(header: dict[str, Any]) -> DomainSession:
     """A session of the recorded game, used only to read commands (never reset or stepped)."""
     try:
@@ -101,6 +159,7 @@ def records_metrics(records: Sequence[dict[str, Any]]) -> EpisodeMetrics:
     if not records or records[0].get("type") != "header":
         raise RecordingError("no header line")
     header = records[0]
+    check_lines(records)
     session = _session(header)
     names = session.agent_names
     idle = {session.idle_command(a) for a in range(session.n_agents)}

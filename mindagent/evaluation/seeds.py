@@ -22,8 +22,8 @@ from typing import Any
 
 from mindagent.evaluation.stats import bootstrap_interval, mean
 from mindagent.evaluation.sweep import EvalConfig, Results
+from mindagent.evaluation.sweep.readers import SUMMARY_SCHEMA, ResultsError, SeedSummary, read_results
 
-SUMMARY_SCHEMA = "mindagent/seed-sweep@1"
 CellKey = tuple[str, int]
 
 
@@ -76,16 +76,18 @@ class SeedSweep:
 
 
 def per_seed_values(path: Path) -> tuple[dict[str, Any], dict[CellKey, dict[int, float]]]:
-    """(config, {(level, agents): {seed: CoS}}) of a seed summary or of one ordinary results file."""
-    data = json.loads(path.read_text(encoding="utf-8"))
-    config = data.get("config", {})
+    """(config, {(level, agents): {seed: CoS}}) of a seed summary or of one ordinary results file,
+    read through the bounded reader (`ResultsError`, one line, for anything else)."""
+    results = read_results(path)
     out: dict[CellKey, dict[int, float]] = {}
-    if data.get("schema") == SUMMARY_SCHEMA:
-        for cell in data.get("cells", []):
-            out[(str(cell["level"]), int(cell["agents"]))] = {int(s): float(v) for s, v in cell["values"].items()}
-        return config, out
-    seed = int(config.get("seed", 0))
-    for cell in data.get("cells", []):
-        if cell.get("complete", True):
-            out[(str(cell["level"]), int(cell["agents"]))] = {seed: float(cell["cos"])}
-    return config, out
+    if isinstance(results, SeedSummary):
+        for summary in results.cells:
+            out[(summary.level, summary.agents)] = {int(s): v for s, v in summary.values.items()}
+        return results.config, out
+    seed = results.config.get("seed", 0)
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise ResultsError(f"{path}: config.seed: not a whole number ({seed!r:.40})")
+    for cell in results.cells:
+        if cell.complete:
+            out[(cell.level, cell.agents)] = {seed: cell.cos}
+    return results.config, out

@@ -33,7 +33,7 @@ from mindagent.dispatch.dispatcher import Dispatcher, DispatchSettings
 from mindagent.dispatch.prompt import PromptConfig
 from mindagent.evaluation.metrics import aggregate_metrics, eval_episode, records_metrics
 from mindagent.evaluation.scoring import PAPER_TAUS, TauResult, cos, cos_paper
-from mindagent.llm.redact import redact_text
+from mindagent.llm.redact import mask_known, redact_text
 from mindagent.recordings.recording import Recorder, recording_path
 
 log = logging.getLogger(__name__)
@@ -177,7 +177,8 @@ class Results:
         if self.path is None:
             return
         failed = [{"level": lv, "agents": a, "tau": t, "error": e} for (lv, a, t), e in self.failed_units.items()]
-        payload = json.dumps({"config": self.config.to_dict(), "cells": self.cells(), "failed": failed}, indent=1)
+        payload = mask_known(json.dumps({"config": self.config.to_dict(), "cells": self.cells(), "failed": failed},
+                                        indent=1))
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_suffix(self.path.suffix + ".tmp")
         tmp.write_text(payload, encoding="utf-8")

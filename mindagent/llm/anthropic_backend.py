@@ -27,7 +27,9 @@ from mindagent.llm.base import (
     ModelUnavailable,
     Usage,
 )
+from mindagent.llm.deadline import deadline
 from mindagent.llm.ratelimit import Gate, gated
+from mindagent.llm.redact import register_secret, register_url
 from mindagent.llm.retry import (
     CONNECT_TIMEOUT_S,
     DEFAULT_TIMEOUT_S,
@@ -37,6 +39,7 @@ from mindagent.llm.retry import (
     well_formed,
     with_retries,
 )
+from mindagent.llm.telemetry import metered
 
 log = logging.getLogger(__name__)
 
@@ -120,6 +123,8 @@ class AnthropicClient:
         self.model = model
         self.name = f"anthropic:{model}"
         self._api_key = api_key
+        register_url(base_url)  # its user info, Basic token and key parameters, masked by value
+        register_secret(api_key)
         self._base_url = base_url
         self._http_client = http_client
         self._sleep = sleep
@@ -138,6 +143,7 @@ class AnthropicClient:
         key = self._api_key or os.environ.get(API_KEY_ENV)
         if not key:
             raise AuthFailed(f"{self.name}: no API key; set {API_KEY_ENV} in the environment")
+        register_secret(key)
         try:
             import anthropic
         except ImportError as exc:  # pragma: no cover - a core dependency
@@ -181,10 +187,22 @@ class AnthropicClient:
         grammar: str | None = None,
     ) -> Completion:
         """One Messages API call with our retry policy; `grammar` is ignored (the API has none)."""
-        import anthropic
-
         sdk = self._client()
         started = time.perf_counter()
+        with metered():
+            async with deadline(config.timeout_s, self.name):  # httpx's read timeout is per chunk
+                text, usage_raw, served = await self._attempts(sdk, messages, config)
+        latency = time.perf_counter() - started
+        usage = map_usage(usage_raw, latency)
+        log.debug("%s: %d prompt (%d cached) + %d output tokens in %.2fs", self.name,
+                  usage.prompt_tokens, usage.cached_tokens, usage.output_tokens, latency)
+        return Completion(text=text, usage=usage, model=served or self.model)
+
+    async def _attempts(self, sdk: Any, messages: Sequence[Message],
+                        config: GenerationConfig) -> tuple[str, Any, str | None]:
+        """The retried call, once more without temperature if the model rejects sampling parameters."""
+        import anthropic
+
         for _ in range(2):  # a second pass only after dropping a rejected temperature
             kwargs = self._kwargs(messages, config)
             try:
@@ -195,7 +213,7 @@ class AnthropicClient:
                     sleep=self._sleep,
                     rng=self._rng,
                 )
-                break
+                return text, usage_raw, served
             except anthropic.BadRequestError as exc:
                 if not (self._send_temperature and "temperature" in str(exc).lower()):
                     raise error_kind(exc)(f"{self.name}: {describe(exc)}") from exc
@@ -203,13 +221,7 @@ class AnthropicClient:
                 self._send_temperature = False
             except anthropic.AnthropicError as exc:
                 raise error_kind(exc)(f"{self.name}: {describe(exc)}") from exc
-        else:  # pragma: no cover - the second pass sends no temperature, so it cannot loop
-            raise BadRequest(f"{self.name}: request rejected twice")
-        latency = time.perf_counter() - started
-        usage = map_usage(usage_raw, latency)
-        log.debug("%s: %d prompt (%d cached) + %d output tokens in %.2fs", self.name,
-                  usage.prompt_tokens, usage.cached_tokens, usage.output_tokens, latency)
-        return Completion(text=text, usage=usage, model=served or self.model)
+        raise BadRequest(f"{self.name}: request rejected twice")
 
     async def aclose(self) -> None:
         """Close the SDK's connection pool (and the injected http client with it)."""

@@ -28,8 +28,9 @@ is a plain `LLMError`.
     │                     `make_client`; a request with no user message; a grammar llama.cpp
     │                     cannot parse; a prompt longer than the local context window; a replay
     │                     prompt with no recorded answer left
-    └── ModelTimeout      the client-side timeout (`GenerationConfig.timeout_s`) or HTTP 408,
-                          after our retries ran out
+    └── ModelTimeout      the call's overall deadline (`GenerationConfig.timeout_s`, wall
+                          clock, retries included: `mindagent.llm.deadline`), or the SDK's own
+                          timeout / HTTP 408 after our retries ran out
 
 The transient kinds (RateLimited, ModelUnavailable, ModelTimeout) are raised only once
 `mindagent.llm.retry.with_retries` has used its attempts; the others are raised at once,

@@ -44,6 +44,7 @@ from mindagent.llm.base import (
     ModelUnavailable,
     Usage,
 )
+from mindagent.llm.deadline import deadline
 from mindagent.llm.local_models import (
     CATALOG,
     DEFAULT_LOCAL_MODEL,
@@ -51,6 +52,7 @@ from mindagent.llm.local_models import (
     list_local_models,
     resolve_model_path,
 )
+from mindagent.llm.telemetry import metered
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +63,9 @@ __all__ = ["DEFAULT_LOCAL_MODEL", "DEFAULT_N_CTX", "LocalClient", "LocalModelInf
 DEFAULT_N_CTX = 8192
 #: CPU threads per model when none are asked for (see the module docstring).
 DEFAULT_THREADS = 1
+#: Longest `LocalClient.aclose` waits for cancelled calls to leave llama.cpp (checked per token).
+CLOSE_WAIT_S = 2.0
+_CLOSE_POLL_S = 0.02
 _INSTALL_LOCAL = "pip install 'llama-cpp-python==0.3.36'"
 
 
@@ -200,6 +205,7 @@ class LocalClient:
         info = CATALOG[name][0] if self._model_path is None else None
         self._chat_format = chat_format or (info.chat_format if info else None)
         self._fold_system = bool(info and info.fold_system)
+        self._calls: dict[threading.Thread, threading.Event] = {}  # running calls and their cancel flags
 
     def _generate(self, messages: list[dict[str, str]], config: GenerationConfig,
                   grammar: str | None, cancel: threading.Event) -> tuple[dict[str, Any], int]:
@@ -251,7 +257,8 @@ class LocalClient:
             {"role": m.role, "content": m.content} for m in messages
         ]
         started = time.perf_counter()
-        resp, cached = await self._run(payload, config, grammar)
+        with metered():
+            resp, cached = await self._run(payload, config, grammar)
         latency = time.perf_counter() - started
         choice = resp["choices"][0]
         text = choice["message"].get("content") or ""
@@ -269,8 +276,8 @@ class LocalClient:
     async def _run(self, payload: list[dict[str, str]], config: GenerationConfig,
                    grammar: str | None) -> tuple[dict[str, Any], int]:
         """`_generate` on a daemon thread, within ``config.timeout_s``; cancelling the awaiting
-        task (a room closing, Ctrl-C) or the timeout sets the thread's cancel flag and returns
-        at once, without waiting for llama.cpp to notice."""
+        task (a room closing, Ctrl-C) or the deadline sets the thread's cancel flag and returns
+        at once, without waiting for llama.cpp to notice (`aclose` waits for it, briefly)."""
         loop = asyncio.get_running_loop()
         done: asyncio.Future[tuple[dict[str, Any], int]] = loop.create_future()
         cancel = threading.Event()
@@ -280,15 +287,19 @@ class LocalClient:
                 result: tuple[dict[str, Any], int] | BaseException = self._generate(payload, config, grammar, cancel)
             except BaseException as exc:  # noqa: BLE001 - handed to the awaiting task
                 result = exc
-            loop.call_soon_threadsafe(_settle, done, result)
+            _hand_back(loop, done, result, self.name)
 
-        threading.Thread(target=work, name=f"{self.name} call", daemon=True).start()
+        thread = threading.Thread(target=work, name=f"{self.name} call", daemon=True)
+        self._calls = {t: c for t, c in self._calls.items() if t.is_alive()}  # forget finished calls
+        self._calls[thread] = cancel
+        thread.start()
         try:
-            return await asyncio.wait_for(asyncio.shield(done), timeout=config.timeout_s)
-        except TimeoutError:
+            async with deadline(config.timeout_s, self.name):
+                return await asyncio.shield(done)
+        except ModelTimeout:
             cancel.set()
             done.cancel()  # the worker's late result is dropped, not left unretrieved
-            raise ModelTimeout(f"{self.name}: no answer within {config.timeout_s:g}s") from None
+            raise
         except _Cancelled:
             raise ModelTimeout(f"{self.name}: the call was cancelled") from None
         except asyncio.CancelledError:
@@ -301,7 +312,34 @@ class LocalClient:
         return self._model_path or resolve_model_path(self._model_name)
 
     async def aclose(self) -> None:
-        """Nothing to release: the model is shared by rooms; `unload_models` frees it."""
+        """Stop this client's unfinished calls and wait (at most `CLOSE_WAIT_S`) for their threads.
+
+        The model itself is shared by rooms and stays loaded (`unload_models` frees it); what must
+        not outlive the client is a thread still decoding for a call that timed out, which would
+        otherwise report to an event loop that `asyncio.run` has already closed."""
+        for cancel in self._calls.values():
+            cancel.set()
+        waited = 0.0
+        while any(t.is_alive() for t in self._calls) and waited < CLOSE_WAIT_S:
+            await asyncio.sleep(_CLOSE_POLL_S)
+            waited += _CLOSE_POLL_S
+        still = [t.name for t in self._calls if t.is_alive()]
+        if still:
+            log.warning("%s: %d call(s) still stopping after %.1fs; their results are dropped",
+                        self.name, len(still), CLOSE_WAIT_S)
+        self._calls = {t: c for t, c in self._calls.items() if t.is_alive()}
+
+
+def _hand_back(loop: asyncio.AbstractEventLoop, future: asyncio.Future[tuple[dict[str, Any], int]],
+               result: tuple[dict[str, Any], int] | BaseException, name: str) -> None:
+    """From the worker thread: settle the call's future on its loop, or drop a late result.
+
+    A call that timed out may finish after the caller's loop closed (a `run` that ended); then
+    there is no one to tell, and ``call_soon_threadsafe`` would raise "Event loop is closed"."""
+    try:
+        loop.call_soon_threadsafe(_settle, future, result)
+    except RuntimeError:  # the loop is closed: the caller gave up on this call long ago
+        log.debug("%s: a late result was dropped (its event loop has closed)", name)
 
 
 def _settle(future: asyncio.Future[tuple[dict[str, Any], int]],

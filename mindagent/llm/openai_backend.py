@@ -24,8 +24,9 @@ from mindagent.llm.base import (
     ModelUnavailable,
     Usage,
 )
+from mindagent.llm.deadline import deadline
 from mindagent.llm.ratelimit import Gate, gated
-from mindagent.llm.redact import redact_url
+from mindagent.llm.redact import redact_url, register_secret, register_url
 from mindagent.llm.retry import (
     CONNECT_TIMEOUT_S,
     DEFAULT_TIMEOUT_S,
@@ -35,6 +36,7 @@ from mindagent.llm.retry import (
     well_formed,
     with_retries,
 )
+from mindagent.llm.telemetry import metered
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +93,8 @@ class OpenAIClient:
         # the name is shown to spectators and recorded: never with credentials from the URL
         self.name = f"openai:{model}" + (f"@{redact_url(base_url)}" if base_url else "")
         self._api_key = api_key
+        register_url(base_url)  # its user info, Basic token and key parameters, masked by value
+        register_secret(api_key)
         self._http_client = http_client
         self._sleep = sleep
         self._rng = rng or random.Random(0)
@@ -108,6 +112,8 @@ class OpenAIClient:
                 f"{self.name}: no API key; set {API_KEY_ENV}, or pass --base-url for a local "
                 "OpenAI-compatible server"
             )
+        if key != DUMMY_KEY:
+            register_secret(key)
         try:
             import openai
         except ImportError as exc:  # pragma: no cover - a core dependency
@@ -152,16 +158,19 @@ class OpenAIClient:
         sdk = self._client()
         kwargs = self._kwargs(messages, config)
         started = time.perf_counter()
-        try:
-            text, usage_raw, served = await with_retries(
-                gated(well_formed(functools.partial(sdk.chat.completions.create, **kwargs), _reply_parts), self._gate),
-                config,
-                what=self.name,
-                sleep=self._sleep,
-                rng=self._rng,
-            )
-        except openai.OpenAIError as exc:
-            raise error_kind(exc)(f"{self.name}: {describe(exc)}") from exc
+        with metered():
+            try:
+                async with deadline(config.timeout_s, self.name):  # httpx's read timeout is per chunk
+                    text, usage_raw, served = await with_retries(
+                        gated(well_formed(functools.partial(sdk.chat.completions.create, **kwargs), _reply_parts),
+                              self._gate),
+                        config,
+                        what=self.name,
+                        sleep=self._sleep,
+                        rng=self._rng,
+                    )
+            except openai.OpenAIError as exc:
+                raise error_kind(exc)(f"{self.name}: {describe(exc)}") from exc
         latency = time.perf_counter() - started
         usage = map_usage(usage_raw, latency)
         log.debug("%s: %d prompt (%d cached) + %d output tokens in %.2fs", self.name,

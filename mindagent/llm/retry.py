@@ -67,6 +67,10 @@ _TRANSIENT_CLASS_NAMES = _TIMEOUT_CLASS_NAMES | _CONNECTION_CLASS_NAMES
 
 Sleep = Callable[[float], Awaitable[None]]
 
+#: Characters of an error's first line kept in `describe`, and how much is scanned for secrets first.
+_DESCRIBE_CHARS = 300
+_DESCRIBE_SCAN = 8_000
+
 
 class MalformedReply(Exception):
     """The server said 200 but sent no API reply: HTML from a proxy, a truncated or empty body,
@@ -178,7 +182,8 @@ def describe(exc: BaseException) -> str:
     status = status_of(exc)
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     prefix = f"HTTP {status}" if status is not None else type(exc).__name__
-    return redact_text(f"{prefix}: {text[:300]}")
+    # masked before it is cut: a cut through a secret would leave a prefix no value matches
+    return redact_text(f"{prefix}: {text[:_DESCRIBE_SCAN]}")[: len(prefix) + 2 + _DESCRIBE_CHARS]
 
 
 async def with_retries(

@@ -22,6 +22,7 @@ from typing import IO, TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from mindagent.llm.redact import mask_known
 from mindagent.recordings.limits import MAX_AGENTS, MAX_HEADER_TEXT, MAX_RECORDING_BYTES, MAX_STEPS, MAX_TAU
 
 if TYPE_CHECKING:
@@ -93,7 +94,8 @@ class Recorder:
     def _write(self, record: dict[str, Any]) -> None:
         if not self._open:
             raise ValueError(f"recording {self.path or '(in memory)'} is closed")
-        text = json.dumps(record, ensure_ascii=False, sort_keys=True)
+        # a known secret (an API key, a URL password, the admin token) never reaches the file
+        text = mask_known(json.dumps(record, ensure_ascii=False, sort_keys=True))
         if self.records is not None:
             self.records.append(json.loads(text))  # exactly what reading the file gives back
         if self._file is None:

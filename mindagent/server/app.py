@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from datetime import UTC
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from websockets.asyncio.server import Server, ServerConnection, serve
@@ -29,20 +30,26 @@ from mindagent.core.spec import GameSpec
 from mindagent.dispatch.brains import Brain, make_brain
 from mindagent.dispatch.dispatcher import DispatchSettings
 from mindagent.dispatch.prompt import PromptConfig
+from mindagent.llm import telemetry
+from mindagent.llm.redact import install_log_redaction, register_secret, register_url
+from mindagent.server import prometheus
 from mindagent.server.connection import Connection
 from mindagent.server.desk import RoomDesk
 from mindagent.server.fanout import SharedDeflateFactory
 from mindagent.server.hosts import LocalRooms, RoomHost, StartupRoom
-from mindagent.server.http import StaticSite, served_names
+from mindagent.server.http import METRICS_PATH, StaticSite, served_names, text_response
 from mindagent.server.lane import FrameLane
 from mindagent.server.pacing import COUNTDOWN_S, HUMAN_TICK_S
 from mindagent.server.protocol import HARD_FRAME_BYTES, VERSION
 from mindagent.server.ratelimit import DEFAULT_CAPACITY, DEFAULT_RATE, HANDSHAKE_RATE, HandshakeGate
 from mindagent.server.room import DECISION_TIMEOUT_S, MAX_MEMBERS, Room, RoomSettings
 from mindagent.server.rooms import BrainFactory, RoomRegistry
-from mindagent.server.shards import ShardSet
+from mindagent.server.shards import ShardLost, ShardSet
 
 log = logging.getLogger(__name__)
+
+#: Seconds `/metrics` waits for the room workers' figures before answering without them.
+METRICS_WAIT_S = 2.0
 
 #: Simultaneous websocket connections; more are turned away with 503 before the handshake.
 MAX_CONNECTIONS = 2000
@@ -132,12 +139,24 @@ def _address(connection: ServerConnection) -> str:
     return str(peer[0]) if isinstance(peer, tuple) and peer else str(peer)
 
 
+def protect_secrets(config: ServerConfig, admin_token: str) -> None:
+    """Register what this process knows that must never be shown (the admin token, the model
+    URL's credentials) with the model layer's redaction, and mask it in every log handler.
+
+    Front and room workers each call it: the registry is per process."""
+    register_secret(admin_token)
+    base_url = config.brain_options.get("base_url")
+    register_url(base_url if isinstance(base_url, str) else None)
+    install_log_redaction()
+
+
 class GameServer:
     """Serves the page on ``/`` and the protocol on ``/ws`` of one port."""
 
     def __init__(self, config: ServerConfig, brain_factory: BrainFactory | None = None) -> None:
         self.config = config
         self.admin_token = config.admin_token or secrets.token_urlsafe(18)
+        protect_secrets(config, self.admin_token)
         self.scheduler = AsyncIOScheduler(timezone=UTC)
 
         def default_factory(model: str, domain: str) -> Brain:
@@ -240,7 +259,9 @@ class GameServer:
     def ws_url(self) -> str:
         return self.url.replace("http://", "ws://", 1) + "ws"
 
-    def _process_request(self, connection: ServerConnection, request: Any) -> Any:
+    async def _process_request(self, connection: ServerConnection, request: Any) -> Any:
+        if urlsplit(request.path).path == METRICS_PATH:
+            return self.site.gate(request) or text_response(await self.metrics_text(), prometheus.CONTENT_TYPE)
         if request.path.startswith("/ws"):
             if len(self.connections) >= self.config.max_connections:
                 return connection.respond(503, "too many connections\n")
@@ -267,9 +288,29 @@ class GameServer:
                 self._per_address.pop(address, None)
 
     def _health(self) -> dict[str, Any]:
+        """``ok`` is false from the moment a room worker is found dead until its replacement has
+        answered a ping (`ShardSet.healthy`); ``workers`` counts the ones answering."""
         health: dict[str, Any] = {"ok": True, "protocol": VERSION, "rooms": self.rooms.room_count(),
                                    "connections": len(self.connections)}
         if isinstance(self.rooms, ShardSet):
-            alive = len(self.rooms.pids)
-            health.update(ok=alive == self.config.workers, workers=alive)
+            health.update(ok=self.rooms.healthy(), workers=self.rooms.ready_count)
         return health
+
+    async def metrics_text(self) -> str:
+        """The ``/metrics`` page (`mindagent.server.prometheus`): gauges from this process, tick
+        lateness and model calls from every process serving rooms."""
+        sharded = self.rooms if isinstance(self.rooms, ShardSet) else None
+        lags: list[float] | None = None
+        models = telemetry.snapshot()
+        try:
+            async with asyncio.timeout(METRICS_WAIT_S):
+                stats = await self.rooms.clock_stats()
+            lags, models = stats.lags, stats.models or models
+        except (TimeoutError, ShardLost) as exc:  # a worker dying or busy: the page still answers
+            log.warning("/metrics without the room workers' figures (%s)", type(exc).__name__)
+        gauges = prometheus.Gauges(
+            rooms=self.rooms.room_count(), connections=len(self.connections), workers=self.config.workers,
+            workers_ready=sharded.ready_count if sharded is not None else 1,
+            healthy=sharded.healthy() if sharded is not None else True,
+            restarts=sharded.restarts if sharded is not None else 0)
+        return prometheus.render(gauges, lags, models)

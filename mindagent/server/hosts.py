@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from mindagent.core.spec import GameSpec
+from mindagent.llm import telemetry
+from mindagent.llm.telemetry import CallSnapshot
 from mindagent.server.desk import RoomDesk
 from mindagent.server.room import Room, RoomSettings
 from mindagent.server.rooms import RoomRegistry
@@ -45,6 +47,8 @@ class ClockStats:
     cpu_s: float = 0.0
     processes: int = 1
     clock: float = 0.0
+    #: The model calls made by the processes counted (`mindagent.llm.telemetry`), for /metrics.
+    models: CallSnapshot | None = None
 
 
 class RoomHost(Protocol):
@@ -83,7 +87,7 @@ def stats_of(registry: RoomRegistry, clear: bool) -> ClockStats:
         for room in rooms:
             room.lags.clear()
     return ClockStats(len(rooms), sum(r.ticks for r in rooms), sum(r.session.step_index for r in rooms), lags,
-                      time.process_time(), clock=time.time())
+                      time.process_time(), clock=time.time(), models=telemetry.snapshot())
 
 
 class LocalRooms:

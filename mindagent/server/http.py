@@ -1,4 +1,5 @@
-"""Plain HTTP on the websocket port: the page's three files, ``/health``, and the ``/ws`` gate.
+"""Plain HTTP on the websocket port: the page's three files, ``/health``, and the ``/ws`` gate
+(``/metrics`` is answered by the server itself, after `StaticSite.gate`, since it asks the workers).
 
 websockets calls `StaticSite.process_request` before each handshake. Returning a response answers
 a plain GET; returning None lets the websocket handshake on ``/ws`` go on. A browser's websocket
@@ -40,6 +41,9 @@ def load_static() -> dict[str, bytes]:
     """The page's files from the installed package (works offline: nothing from a CDN)."""
     folder = resources.files("mindagent.server") / "static"
     return {name: (folder / name).read_bytes() for name, _ in set(_FILES.values())}
+
+
+METRICS_PATH = "/metrics"
 
 
 def _response(status: HTTPStatus, body: bytes, content_type: str) -> Response:
@@ -98,14 +102,23 @@ class StaticSite:
         self.health = health
         self.allowed_hosts = allowed_hosts
 
-    def process_request(self, connection: ServerConnection, request: Request) -> Response | None:
-        path = urlsplit(request.path).path
+    def gate(self, request: Request) -> Response | None:
+        """The refusal for a request with a duplicated Host/Origin or a host name not served, else None."""
         host, single_host = _one(request.headers, "Host")
-        origin, single_origin = _one(request.headers, "Origin")
+        _, single_origin = _one(request.headers, "Origin")
         if not (single_host and single_origin):
             return _response(HTTPStatus.BAD_REQUEST, b"duplicate Host or Origin header\n", "text/plain; charset=utf-8")
         if self.allowed_hosts is not None and (host is None or host_name(host) not in self.allowed_hosts):
             return _response(HTTPStatus.MISDIRECTED_REQUEST, b"unknown host name\n", "text/plain; charset=utf-8")
+        return None
+
+    def process_request(self, connection: ServerConnection, request: Request) -> Response | None:
+        path = urlsplit(request.path).path
+        refused = self.gate(request)
+        if refused is not None:
+            return refused
+        host, _ = _one(request.headers, "Host")
+        origin, _ = _one(request.headers, "Origin")
         if path == WS_PATH:
             if not same_origin(origin, host):
                 return _response(HTTPStatus.FORBIDDEN, b"cross-origin websocket refused\n", "text/plain; charset=utf-8")
@@ -113,9 +126,17 @@ class StaticSite:
         if path == "/favicon.ico":
             return _response(HTTPStatus.NO_CONTENT, b"", "image/x-icon")
         if path == "/health":
-            return _response(HTTPStatus.OK, json.dumps(self.health()).encode(), "application/json")
+            health = self.health()
+            # a load balancer reads the status: 503 while not every part serves, the body says which
+            status = HTTPStatus.OK if health.get("ok") else HTTPStatus.SERVICE_UNAVAILABLE
+            return _response(status, json.dumps(health).encode(), "application/json")
         entry = _FILES.get(path)
         if entry is None:
             return _response(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain; charset=utf-8")
         name, content_type = entry
         return _response(HTTPStatus.OK, self.files[name], content_type)
+
+
+def text_response(body: str, content_type: str, status: HTTPStatus = HTTPStatus.OK) -> Response:
+    """A plain response with the page's security headers (``/metrics``)."""
+    return _response(status, body.encode("utf-8"), content_type)

@@ -13,6 +13,9 @@ the room opens. Clients see one server: the same protocol, room ids and listing 
 - A worker that dies is noticed at once (its socket closes): the members of its rooms get
   ``room_closed`` and stay connected in the lobby, its rooms leave the list, a frame in flight is
   answered ``server_error``, and a fresh worker takes its place for new rooms.
+- Health tells the truth: a worker counts as serving (`ShardSet.healthy`) only once it has
+  answered a ping over its socket, and stops counting the moment its process is found dead, so
+  ``/health`` says ``ok: false`` from a worker's death until its replacement has answered.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from dataclasses import dataclass, field
 from multiprocessing.process import BaseProcess
 from typing import TYPE_CHECKING, Any
 
+from mindagent.llm import telemetry
 from mindagent.server import protocol as p
 from mindagent.server.desk import ADMIN_TYPES, ROOM_NAMING_TYPES
 from mindagent.server.hosts import ClockStats, StartupRoom
@@ -55,6 +59,8 @@ LISTING_FRESH_S = 0.5
 STOP_TIMEOUT_S = 10.0
 #: A worker that died is replaced, but not more often than this (a crash loop must not spin).
 RESPAWN_EVERY_S = 2.0
+#: Seconds a new worker has to answer its first ping before it is treated as failed to start.
+PING_TIMEOUT_S = 10.0
 _STATUS_ORDER = {"running": 0, "waiting": 1, "finished": 2}
 
 
@@ -69,6 +75,8 @@ class Shard:
     reader: asyncio.StreamReader
     writer: asyncio.StreamWriter
     alive: bool = True
+    #: True once the worker answered a ping over its socket: it serves, not merely exists.
+    ready: bool = False
     pending: dict[int, asyncio.Future[tuple[dict[str, Any], bytes]]] = field(default_factory=dict)
     task: asyncio.Task[None] | None = None
 
@@ -104,6 +112,8 @@ class ShardSet:
         self._rooms_version = 0  # bumped when a room opens or closes: cached listings are stale
         self._listings: dict[bool, tuple[int, float, list[dict[str, Any]]]] = {}
         self._listing_flights: dict[bool, asyncio.Task[list[dict[str, Any]]]] = {}
+        #: Workers replaced after dying since the server started (/metrics).
+        self.restarts = 0
         #: Called when a worker dies, with its index and exit code (tests and logs).
         self.on_lost: Callable[[int, int | None], None] | None = None
 
@@ -150,9 +160,32 @@ class ShardSet:
             raise p.ProtocolError("server_error", f"room worker {index} did not start: {exc!r}") from None
         if header["k"] == "ready":
             shard.task = asyncio.get_running_loop().create_task(self._read(shard))
+            await self._ping(shard)
         else:
             shard.alive = False
         return header, payload
+
+    async def _ping(self, shard: Shard) -> None:
+        """Mark `shard` ready once it answers a request over its socket (a stats request: every
+        worker answers it from its loop, so an answer means the loop runs and reads)."""
+        try:
+            await asyncio.wait_for(self._request(shard, {"k": "stats", "clear": False}), PING_TIMEOUT_S)
+        except (ShardLost, TimeoutError) as exc:
+            log.error("room worker %d did not answer its first ping (%s)", shard.index, type(exc).__name__)
+            return
+        shard.ready = shard.alive
+
+    def healthy(self) -> bool:
+        """Every worker alive and serving: none found dead, none still starting or unanswered.
+
+        The process is asked too (a cheap ``waitpid``), so a death counts from the moment it can
+        be seen, not only once its socket's end has been read."""
+        serving = [s for s in self.shards.values() if s.alive and s.ready and s.process.is_alive()]
+        return len(serving) == self.config.workers
+
+    @property
+    def ready_count(self) -> int:
+        return sum(1 for s in self.shards.values() if s.alive and s.ready)
 
     async def stop(self) -> None:
         self._stopping = True
@@ -216,7 +249,7 @@ class ShardSet:
 
     def _lost(self, shard: Shard) -> None:
         """A worker died: tell the members of its rooms, forget the rooms, answer frames in flight."""
-        shard.alive = False
+        shard.alive = shard.ready = False
         shard.writer.close()
         code = shard.process.exitcode
         rooms = [room for room, index in self.directory.items() if index == shard.index]
@@ -256,6 +289,7 @@ class ShardSet:
                 log.error("%s", exc.message)
             else:
                 if header["k"] == "ready":
+                    self.restarts += 1
                     log.warning("room worker %d replaced (pid %s)", index, self.shards[index].process.pid)
                     return
                 log.error("room worker %d failed to start: %s", index, header.get("error"))
@@ -387,7 +421,7 @@ class ShardSet:
     async def clock_stats(self, clear: bool = False) -> ClockStats:
         alive = self._alive()
         replies = await asyncio.gather(*(self._request(s, {"k": "stats", "clear": clear}) for s in alive))
-        total = ClockStats(cpu_s=time.process_time(), processes=1 + len(alive))
+        total = ClockStats(cpu_s=time.process_time(), processes=1 + len(alive), models=telemetry.snapshot())
         weighted = 0.0
         for _, payload in replies:
             part: ClockStats = pickle.loads(payload)  # our own worker's reply, never a client's bytes
@@ -396,6 +430,7 @@ class ShardSet:
             total.steps += part.steps
             total.lags.extend(part.lags)
             total.cpu_s += part.cpu_s
+            total.models = telemetry.merge((total.models, part.models))
             weighted += part.rooms * part.clock
         total.clock = weighted / total.rooms if total.rooms else time.time()
         return total

@@ -209,6 +209,9 @@ def worker_main(index: int, config: ServerConfig, admin_token: str, sock: socket
     if not logging.getLogger().handlers:
         logging.basicConfig(level=logging.WARNING, format=f"rooms {index}: %(levelname)s %(name)s: %(message)s")
     logging.getLogger("apscheduler").setLevel(logging.ERROR)
+    from mindagent.server.app import protect_secrets
+
+    protect_secrets(config, admin_token)
 
     async def main() -> None:
         reader, writer = await asyncio.open_unix_connection(sock=sock)

@@ -11,6 +11,7 @@ import json
 import os
 import signal
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -36,8 +37,14 @@ def worker_pids(served: Served) -> list[int]:
 
 
 def health(served: Served) -> dict[str, Any]:
-    with urllib.request.urlopen(f"http://127.0.0.1:{served.port}/health", timeout=10) as resp:
-        result: dict[str, Any] = json.loads(resp.read())
+    """The /health body, whether the status is 200 (ok) or 503 (a worker not serving)."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{served.port}/health", timeout=10) as resp:
+            result: dict[str, Any] = json.loads(resp.read())
+    except urllib.error.HTTPError as exc:
+        if exc.code != 503:
+            raise
+        result = json.loads(exc.read())
     return result
 
 

@@ -142,7 +142,8 @@ async def test_a_killed_worker_costs_only_its_rooms(sharded: GameServer) -> None
 
         # a fresh worker takes the dead one's place for new rooms
         deadline = time.monotonic() + 60
-        while len(shards(sharded).pids) < 2 and time.monotonic() < deadline:
+        # a replacement counts once it has answered a ping, not when its process exists
+        while not sharded._health()["ok"] and time.monotonic() < deadline:
             await asyncio.sleep(0.2)
         assert len(shards(sharded).pids) == 2 and sharded._health()["ok"]
         third = await admin.request("create_room", admin_token=ADMIN, level="level_1", agents=2, public=True)
