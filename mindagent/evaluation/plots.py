@@ -25,7 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from mindagent.evaluation.sweep.readers import ResultsError, RunCell, SeedSummary, read_results
+from mindagent.evaluation.readers import ResultsError, RunCell, SeedSummary, read_results
 
 log = logging.getLogger(__name__)
 

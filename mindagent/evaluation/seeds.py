@@ -22,7 +22,7 @@ from typing import Any
 
 from mindagent.evaluation.stats import bootstrap_interval, mean
 from mindagent.evaluation.sweep import EvalConfig, Results
-from mindagent.evaluation.sweep.readers import SUMMARY_SCHEMA, ResultsError, SeedSummary, read_results
+from mindagent.evaluation.readers import SUMMARY_SCHEMA, ResultsError, SeedSummary, read_results
 
 CellKey = tuple[str, int]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from mindagent.evaluation.sweep.readers import MAX_DEPTH, MAX_RESULTS_BYTES, ResultsError, load_json, nesting_depth
+from mindagent.evaluation.readers import MAX_DEPTH, MAX_RESULTS_BYTES, ResultsError, load_json, nesting_depth
 from typer.testing import CliRunner
 
 from mindagent.cli import app
@@ -138,7 +138,7 @@ def test_depth_limit_is_exact(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("chunk", [1, 2, 3, 7])
 def test_the_depth_count_carries_across_chunks(monkeypatch: pytest.MonkeyPatch, chunk: int) -> None:
-    import mindagent.evaluation.sweep.readers as readers
+    import mindagent.evaluation.readers as readers
 
     doc = json.dumps({"a[": [[{"b": "}}]\\\"{["}], [1, [2, [3]]]], "c": "\\\\", "d": [{"e": []}]}).encode()
     whole = nesting_depth(doc)
