@@ -26,14 +26,16 @@ def _curve(folder: Path) -> list[dict[str, str]]:
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("run")
-    result = runner.invoke(app, [*TRAIN, "--steps", "12288", "--out", str(out), "--checkpoint-every", "6144"])
+    # 24k steps: at 12k the greedy policy is at the edge of serving anything (stable-baselines3 2.9.2
+    # plays it to 0 dishes on level_0, while sampling completes a third of the orders)
+    result = runner.invoke(app, [*TRAIN, "--steps", "24576", "--out", str(out), "--checkpoint-every", "12288"])
     assert result.exit_code == 0, result.output
     return out
 
 
 @pytest.mark.slow
 def test_dense_reward_learning_signal(trained: Path):
-    """12k seeded steps on the one-dish kitchen: the mean episode reward and the completion rate climb.
+    """24k seeded steps on the one-dish kitchen: the mean episode reward and the completion rate climb.
 
     The dense reward pays fetched ingredients as a potential (given back when one is used up), so
     its return rises less than dense-v1's for the same dishes; completion is the measure that counts."""
@@ -44,8 +46,8 @@ def test_dense_reward_learning_signal(trained: Path):
     completion = [float(row["rollout/completion"]) for row in _curve(trained) if row.get("rollout/completion")]
     assert max(completion[-3:]) > max(completion[:3]) + 0.2, completion
     meta = json.loads((trained / "policy.json").read_text())
-    assert meta["level"] == "level_0" and meta["trained_steps"] >= 12288
-    assert sorted(p.name for p in (trained / "checkpoints").iterdir()) == ["model_12288_steps.zip", "model_6144_steps.zip"]
+    assert meta["level"] == "level_0" and meta["trained_steps"] >= 24576
+    assert sorted(p.name for p in (trained / "checkpoints").iterdir()) == ["model_12288_steps.zip", "model_24576_steps.zip"]
     assert any(p.name.startswith("events.out.tfevents") for p in trained.iterdir())  # TensorBoard logs
 
 
