@@ -20,9 +20,9 @@ import os
 from pathlib import Path
 from typing import Any
 
+from mindagent.evaluation.readers import SUMMARY_SCHEMA, ResultsError, SeedSummary, read_results
 from mindagent.evaluation.stats import bootstrap_interval, mean
 from mindagent.evaluation.sweep import EvalConfig, Results
-from mindagent.evaluation.readers import SUMMARY_SCHEMA, ResultsError, SeedSummary, read_results
 
 CellKey = tuple[str, int]
 

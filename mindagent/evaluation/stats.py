@@ -15,8 +15,10 @@ a win. Running the protocol on several order streams (seeds) turns each cell int
   observed one (enumerated exactly up to `EXACT_LIMIT` pairs, else `resamples` random patterns).
   Pairing by seed removes the order stream's share of the variance, which is most of it.
 
-Every resampling uses its own seeded numpy generator, so the same inputs give the same figures.
-Resampling is vectorised and bounded: at most `MAX_DRAWS` values are drawn per figure (fewer
+Every resampling uses its own seeded generator, so the same inputs give the same figures. Up to
+`SMALL_DRAWS` draws (every sweep of a few seeds) a figure is drawn as it always was, one value at a
+time from Python's generator, so the published intervals reproduce exactly; past that, resampling
+is vectorised with numpy and bounded: at most `MAX_DRAWS` values are drawn per figure (fewer
 resamples for larger n, never under `MIN_RESAMPLES`), in chunks of `CHUNK_DRAWS`, so the cost grows
 linearly with the number of seeds and the memory stays flat (100,000 seeds: 200 resamples, which
 for so large an n moves the interval's ends by well under its own width's rounding).
@@ -24,6 +26,8 @@ for so large an n moves the interval's ends by well under its own width's roundi
 
 from __future__ import annotations
 
+import itertools
+import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -40,6 +44,9 @@ MAX_DRAWS = 20_000_000
 MIN_RESAMPLES = 200
 #: Values drawn at once; bounds the memory of one chunk (8 bytes each).
 CHUNK_DRAWS = 2_000_000
+#: Up to this many draws (resamples x n) a figure is drawn one value at a time from Python's
+#: generator, as before the vectorised path, so published intervals and p-values reproduce exactly.
+SMALL_DRAWS = 1_000_000
 
 Floats = npt.NDArray[np.float64]
 
@@ -63,7 +70,7 @@ def _finite(values: Sequence[float], what: str) -> Floats:
 
 
 def mean(values: Sequence[float]) -> float:
-    return float(np.mean(np.asarray(values, dtype=np.float64))) if len(values) else 0.0
+    return sum(values) / len(values) if len(values) else 0.0
 
 
 def bootstrap_interval(values: Sequence[float], confidence: float = CONFIDENCE, resamples: int = RESAMPLES,
@@ -75,6 +82,8 @@ def bootstrap_interval(values: Sequence[float], confidence: float = CONFIDENCE, 
     if len(array) == 1:
         return float(array[0]), float(array[0])
     n = len(array)
+    if n * resamples <= SMALL_DRAWS:
+        return _bootstrap_small([float(v) for v in values], confidence, resamples, seed)
     total = resamples_for(n, resamples)
     rng = np.random.default_rng(seed)
     means = np.concatenate([array[rng.integers(0, n, size=(size, n))].mean(axis=1) for size in _chunks(total, n)])
@@ -83,6 +92,16 @@ def bootstrap_interval(values: Sequence[float], confidence: float = CONFIDENCE, 
     lo = means[int(tail * (total - 1))]
     hi = means[int((1.0 - tail) * (total - 1) + 0.5)]
     return float(lo), float(hi)
+
+
+def _bootstrap_small(values: list[float], confidence: float, resamples: int, seed: int) -> tuple[float, float]:
+    """The same interval drawn one value at a time from `random.Random(seed)`: for the sizes
+    sweeps have (a few seeds), so every interval published before the vectorised path reproduces."""
+    rng = random.Random(seed)
+    n = len(values)
+    means = sorted(sum(values[rng.randrange(n)] for _ in range(n)) / n for _ in range(resamples))
+    tail = (1.0 - confidence) / 2.0
+    return means[int(tail * (resamples - 1))], means[int((1.0 - tail) * (resamples - 1) + 0.5)]
 
 
 def verdict(figure: float, interval: tuple[float, float]) -> str:
@@ -113,11 +132,9 @@ def sign_flip_p(diffs: Sequence[float], resamples: int = RESAMPLES, seed: int = 
     if n == 0:
         return 1.0
     array = _finite(diffs, "sign-flip test")
+    if n <= EXACT_LIMIT or n * resamples <= SMALL_DRAWS:
+        return _sign_flip_small([float(d) for d in diffs], resamples, seed)
     observed = abs(float(array.sum())) - 1e-12  # ties count as extreme (floating noise aside)
-    if n <= EXACT_LIMIT:
-        patterns = (np.arange(2**n)[:, None] >> np.arange(n)) & 1  # every sign pattern, one per row
-        sums = np.abs((1.0 - 2.0 * patterns) @ array)
-        return float(np.count_nonzero(sums >= observed)) / float(2**n)
     total = resamples_for(n, resamples)
     rng = np.random.default_rng(seed)
     hits = 0
@@ -127,11 +144,28 @@ def sign_flip_p(diffs: Sequence[float], resamples: int = RESAMPLES, seed: int = 
     return (hits + 1) / (total + 1)
 
 
+def _sign_flip_small(diffs: list[float], resamples: int, seed: int) -> float:
+    """Exact enumeration up to `EXACT_LIMIT` pairs, else patterns drawn from `random.Random(seed)`,
+    summed one value at a time: the p-values published before the vectorised path reproduce."""
+    observed = abs(sum(diffs)) - 1e-12  # ties count as extreme (floating noise aside)
+    if len(diffs) <= EXACT_LIMIT:
+        hits = total = 0
+        for signs in itertools.product((1.0, -1.0), repeat=len(diffs)):
+            total += 1
+            if abs(sum(s * d for s, d in zip(signs, diffs, strict=True))) >= observed:
+                hits += 1
+        return hits / total
+    rng = random.Random(seed)
+    hits = sum(1 for _ in range(resamples) if abs(sum(d if rng.random() < 0.5 else -d for d in diffs)) >= observed)
+    return (hits + 1) / (resamples + 1)
+
+
 def paired_test(a: Sequence[float], b: Sequence[float], seed: int = 0) -> PairedResult:
     """B against A, paired element by element (by seed): ``paired_test([.70, .71], [.74, .76])``."""
     if len(a) != len(b):
         raise ValueError("paired samples need the same length")
-    diffs = (_finite(b, "B") - _finite(a, "A")).tolist() if len(a) else []
+    _finite(a, "A"), _finite(b, "B")
+    diffs = [y - x for x, y in zip(a, b, strict=True)]
     if not diffs:
         return PairedResult(0, 0.0, (0.0, 0.0), 1.0)
     return PairedResult(len(diffs), mean(diffs), bootstrap_interval(diffs, seed=seed), sign_flip_p(diffs, seed=seed))
