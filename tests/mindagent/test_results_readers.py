@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from mindagent.evaluation.readers import MAX_DEPTH, MAX_RESULTS_BYTES, ResultsError, load_json, nesting_depth
 from typer.testing import CliRunner
 
 from mindagent.cli import app
+from mindagent.evaluation.readers import MAX_DEPTH, MAX_RESULTS_BYTES, ResultsError, load_json, nesting_depth
 
 runner = CliRunner()
 GOOD = {"config": {"domain": "cuisineworld", "rules": "reference", "seed": 0},
