@@ -10,6 +10,7 @@ return None (or the neutral answer) for a game without the capability.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from importlib.resources.abc import Traversable
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from mindagent.core.domain import JSON, DomainSession, PromptParts
@@ -112,6 +113,22 @@ class PageActions(Protocol):
 
 
 @runtime_checkable
+class PageAssets(Protocol):
+    """A game whose page draws with files of its own (sprite sheets), declared on its `Domain`.
+
+    The server serves exactly the names listed, at ``/assets/<game>/<name>``, read where the game
+    says they are (an installed package's data, never copied into this repository); any other name
+    is not found. Names are plain file names with a known image or data suffix (see
+    `mindagent.server.assets`).
+
+    Example: ``domain.page_assets()`` → ``{"chefs.png": files("overcooked") / "data/graphics/chefs.png"}``."""
+
+    def page_assets(self) -> Mapping[str, Traversable]:
+        """Each servable file's public name and where it is read from."""
+        ...
+
+
+@runtime_checkable
 class Scored(Protocol):
     """A game that reports its own score beside completed orders (Overcooked's sparse reward)."""
 
@@ -178,10 +195,14 @@ def policy_replies(policy: Any) -> list[str]:
     return policy.take_replies() if isinstance(policy, TakesReplies) else []
 
 
+#: Capabilities a game's `Domain` (not its sessions) may declare.
+DOMAIN_CAPABILITIES: tuple[type, ...] = (PageAssets,)
+
 #: Every session capability, for listings and the conformance suite.
 SESSION_CAPABILITIES: tuple[type, ...] = (Grammars, GoalMode, TaskGraphMode, AgentPrompts, Demos, Replayable, LiveView,
                                           PageActions, Scored)
 
-__all__ = ["SESSION_CAPABILITIES", "ActsFor", "AgentPrompts", "Demos", "GoalMode", "Grammars", "LiveView", "PageActions",
+__all__ = ["DOMAIN_CAPABILITIES", "SESSION_CAPABILITIES", "ActsFor", "AgentPrompts", "Demos", "GoalMode", "Grammars",
+           "LiveView", "PageActions", "PageAssets",
            "Replayable", "Scored", "TakesReplies", "TaskGraphMode", "agent_grammar_of", "agent_prompt_parts_of", "demo_of", "goal_menu_of",
            "grammar_of", "policy_commands", "policy_replies", "task_graph_of"]
