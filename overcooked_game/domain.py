@@ -7,6 +7,7 @@ the episode is 400 timesteps (`--steps` may shorten it). Two chefs, always: ever
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from importlib.resources.abc import Traversable
 from typing import Any
 
 from mindagent.core.domain import DomainBase, ReferenceFigures, SpecError
@@ -74,6 +75,13 @@ class OvercookedDomain(DomainBase):
 
     def level_names(self) -> list[str]:
         return shipped_levels()
+
+    def page_assets(self) -> Mapping[str, Traversable]:
+        """The `overcooked` package's sprite sheets, served to the page from where it is installed
+        (declares `PageAssets`)."""
+        from overcooked_game.page import assets
+
+        return assets()
 
     def reference_figures(self) -> ReferenceFigures:
         """LLM-Coordination's Table 1 GPT-4 row, converted from reward to the rate eval prints
