@@ -112,14 +112,21 @@ class PageActions(Protocol):
         ...
 
 
+#: A page asset's name: a plain file name (no folders), and the suffixes a page may load.
+ASSET_NAME = r"[A-Za-z0-9][A-Za-z0-9_.-]{0,79}"
+ASSET_SUFFIXES: tuple[str, ...] = (".png", ".json", ".webp", ".jpg", ".gif")
+#: The largest page asset served.
+ASSET_MAX_BYTES = 4 * 1024 * 1024
+
+
 @runtime_checkable
 class PageAssets(Protocol):
     """A game whose page draws with files of its own (sprite sheets), declared on its `Domain`.
 
     The server serves exactly the names listed, at ``/assets/<game>/<name>``, read where the game
     says they are (an installed package's data, never copied into this repository); any other name
-    is not found. Names are plain file names with a known image or data suffix (see
-    `mindagent.server.assets`).
+    is not found. Names match `ASSET_NAME` and end in one of `ASSET_SUFFIXES` (the conformance
+    check `page_asset_problems` says which do not).
 
     Example: ``domain.page_assets()`` → ``{"chefs.png": files("overcooked") / "data/graphics/chefs.png"}``."""
 
@@ -202,7 +209,7 @@ DOMAIN_CAPABILITIES: tuple[type, ...] = (PageAssets,)
 SESSION_CAPABILITIES: tuple[type, ...] = (Grammars, GoalMode, TaskGraphMode, AgentPrompts, Demos, Replayable, LiveView,
                                           PageActions, Scored)
 
-__all__ = ["DOMAIN_CAPABILITIES", "SESSION_CAPABILITIES", "ActsFor", "AgentPrompts", "Demos", "GoalMode", "Grammars",
-           "LiveView", "PageActions", "PageAssets",
-           "Replayable", "Scored", "TakesReplies", "TaskGraphMode", "agent_grammar_of", "agent_prompt_parts_of", "demo_of", "goal_menu_of",
+__all__ = ["ASSET_MAX_BYTES", "ASSET_NAME", "ASSET_SUFFIXES", "DOMAIN_CAPABILITIES", "SESSION_CAPABILITIES", "ActsFor",
+           "AgentPrompts", "Demos", "GoalMode", "Grammars", "LiveView", "PageActions", "PageAssets", "Replayable", "Scored",
+           "TakesReplies", "TaskGraphMode", "agent_grammar_of", "agent_prompt_parts_of", "demo_of", "goal_menu_of",
            "grammar_of", "policy_commands", "policy_replies", "task_graph_of"]

@@ -16,20 +16,21 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from mindagent.core import registry
-from mindagent.core.capabilities import PageAssets
+from mindagent.core.capabilities import ASSET_MAX_BYTES, ASSET_NAME, ASSET_SUFFIXES, PageAssets
 from mindagent.core.domain import Domain
 
 log = logging.getLogger(__name__)
 
 #: Where a game's files live on the server.
 PREFIX = "/assets/"
-#: Suffixes served, and their content types.
+#: Suffixes served (`ASSET_SUFFIXES`), and their content types.
 CONTENT_TYPES = {".png": "image/png", ".json": "application/json", ".webp": "image/webp", ".jpg": "image/jpeg",
                  ".gif": "image/gif"}
-#: A file larger than this is not served (sprite sheets are kilobytes).
-MAX_ASSET_BYTES = 4 * 1024 * 1024
+assert set(CONTENT_TYPES) == set(ASSET_SUFFIXES), "every suffix a game may declare has a content type"
+#: A file larger than this is not served (sprite sheets are kilobytes); see `ASSET_MAX_BYTES`.
+MAX_ASSET_BYTES = ASSET_MAX_BYTES
 _GAME = re.compile(r"[a-z][a-z0-9_-]{0,39}")
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,79}")
+_NAME = re.compile(ASSET_NAME)
 
 
 def asset_path(game: str, name: str) -> str:

@@ -9,6 +9,7 @@ import random
 import pytest
 
 from mindagent.core.capabilities import PageActions, PageAssets
+from mindagent.core.conformance_capabilities import page_asset_problems
 from mindagent.core.spec import GameSpec
 from mindagent.server.views import OTHER, page_actions
 from overcooked_game.domain import DOMAIN
@@ -33,7 +34,7 @@ def _frames_exist(grid: dict, layer: dict) -> None:
 def test_the_domain_and_its_sessions_declare_their_page() -> None:
     assert isinstance(DOMAIN, PageAssets)
     assert sorted(DOMAIN.page_assets()) == ["chefs.png", "objects.png", "soups.png", "terrain.png"]
-    assert all(f.is_file() for f in DOMAIN.page_assets().values())
+    assert page_asset_problems(DOMAIN) == []
     assert isinstance(_session("cramped_room"), PageActions)
 
 

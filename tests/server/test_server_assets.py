@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mindagent.core.capabilities import PageAssets
+from mindagent.core.conformance_capabilities import page_asset_problems
 from mindagent.core.spec import GameSpec
 from mindagent.server import GameServer, ServerConfig
 from mindagent.server.assets import MAX_ASSET_BYTES, PREFIX, AssetShelf, asset_path
@@ -121,3 +122,11 @@ async def test_the_server_serves_a_games_files(tmp_path: Path, require: Any) -> 
         for bad in ("assets/overcooked/../../../etc/passwd", "assets/overcooked/__init__.py", "assets/x/terrain.png"):
             status, _, _ = await asyncio.to_thread(_fetch, server.url + bad)
             assert status == 404, bad
+
+
+def test_the_conformance_check_names_each_bad_file(tmp_path: Path) -> None:
+    game = Sprites(tmp_path)
+    game.files["../up.png"] = tmp_path / "sheet.png"
+    problems = page_asset_problems(game)
+    assert [p.split(":")[0] for p in problems] == ["'../up.png'", "gone.png", "huge.png", "'page.html'"], problems
+    assert page_asset_problems(object()) == []  # no capability, nothing to check
