@@ -19,6 +19,8 @@ from overcooked_game.layouts import level_names as shipped_levels
 from overcooked_game.paper import TABLE1, as_rate, published
 from overcooked_game.session import OvercookedSession
 
+#: Seconds per timestep in a real-time room (`mindagent serve`'s default for this game).
+REAL_TIME_TICK_S = 0.2
 #: The longest episode a spec may ask for (ten classic horizons).
 MAX_HORIZON = 10 * HORIZON
 
@@ -75,6 +77,11 @@ class OvercookedDomain(DomainBase):
 
     def level_names(self) -> list[str]:
         return shipped_levels()
+
+    def real_time_pace(self) -> tuple[float, float]:
+        """Five timesteps a second, with or without a person (400 timesteps in 80 s), the pace of
+        a real-time kitchen; one step is one timestep while a person plays (declares `RealTimePace`)."""
+        return (REAL_TIME_TICK_S, REAL_TIME_TICK_S)
 
     def page_assets(self) -> Mapping[str, Traversable]:
         """The `overcooked` package's sprite sheets, served to the page from where it is installed

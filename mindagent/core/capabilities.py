@@ -202,14 +202,26 @@ def policy_replies(policy: Any) -> list[str]:
     return policy.take_replies() if isinstance(policy, TakesReplies) else []
 
 
+@runtime_checkable
+class RealTimePace(Protocol):
+    """A game played at its own real-time pace, declared on its `Domain`: `mindagent serve` and
+    the lobby's room form start from it where the host gives no ``--tick``/``--human-tick``.
+
+    Example: ``domain.real_time_pace()`` → ``(0.2, 0.2)`` (Overcooked: five timesteps a second)."""
+
+    def real_time_pace(self) -> tuple[float, float]:
+        """Seconds per step with machines only, and while a person plays an agent."""
+        ...
+
+
 #: Capabilities a game's `Domain` (not its sessions) may declare.
-DOMAIN_CAPABILITIES: tuple[type, ...] = (PageAssets,)
+DOMAIN_CAPABILITIES: tuple[type, ...] = (PageAssets, RealTimePace)
 
 #: Every session capability, for listings and the conformance suite.
 SESSION_CAPABILITIES: tuple[type, ...] = (Grammars, GoalMode, TaskGraphMode, AgentPrompts, Demos, Replayable, LiveView,
                                           PageActions, Scored)
 
 __all__ = ["ASSET_MAX_BYTES", "ASSET_NAME", "ASSET_SUFFIXES", "DOMAIN_CAPABILITIES", "SESSION_CAPABILITIES", "ActsFor",
-           "AgentPrompts", "Demos", "GoalMode", "Grammars", "LiveView", "PageActions", "PageAssets", "Replayable", "Scored",
+           "AgentPrompts", "Demos", "GoalMode", "Grammars", "LiveView", "PageActions", "PageAssets", "RealTimePace", "Replayable", "Scored",
            "TakesReplies", "TaskGraphMode", "agent_grammar_of", "agent_prompt_parts_of", "demo_of", "goal_menu_of",
            "grammar_of", "policy_commands", "policy_replies", "task_graph_of"]
