@@ -133,6 +133,7 @@ async def test_a_person_and_the_planner_serve_soup_in_real_time(tmp_path: Path, 
         await page.goto(server.url)
         await expect(page.locator("#create-level option")).to_have_count(len(server.domain.level_names()))
         assert await page.locator("#create-level").input_value() == LAYOUT  # the game's default layout
+        assert await page.locator("#create-tick").input_value() == str(TICK_S)  # the game's own pace, offered
         await page.click("#join-player-0")
 
         # The picture: the game declared a grid, so the canvas replaces the tiles, drawn from the sheets
@@ -150,6 +151,7 @@ async def test_a_person_and_the_planner_serve_soup_in_real_time(tmp_path: Path, 
         await expect(page.locator("#howto li").first).to_contain_text("Arrow keys")
 
         keys_pressed = 0
+        held: set[str] = set()
         scanned = shot = False
         last = ""
         while True:
@@ -160,6 +162,7 @@ async def test_a_person_and_the_planner_serve_soup_in_real_time(tmp_path: Path, 
             if seen["over"]:
                 break
             last = seen["step"]
+            held.add(seen["holding"])
             me, facing = _where(seen["me"])
             partner, _ = _where(seen["partner"])
             key = person.key(me, facing, seen["holding"], partner, seen["pot"])
@@ -169,7 +172,7 @@ async def test_a_person_and_the_planner_serve_soup_in_real_time(tmp_path: Path, 
             if not scanned and int(last) >= 100:
                 assert await _axe(page) == [], "the Overcooked page mid-game"
                 scanned = True
-            if not shot and SHOTS and ("cooking" in seen["pot"] or seen["holding"] == "soup") and int(last) > 30:
+            if not shot and SHOTS and int(seen["served"]) >= 1 and ("cooking" in seen["pot"] or seen["holding"] == "soup"):
                 Path(SHOTS).mkdir(parents=True, exist_ok=True)
                 await page.evaluate("() => window.scrollTo(0, 0)")
                 await page.screenshot(path=str(Path(SHOTS) / "overcooked-room.png"), full_page=True)
@@ -181,6 +184,7 @@ async def test_a_person_and_the_planner_serve_soup_in_real_time(tmp_path: Path, 
         assert room.session.engine.timestep == HORIZON  # type: ignore[attr-defined]
         assert served >= 1 and room.session.score == 20 * served  # type: ignore[attr-defined]
         assert keys_pressed > 50 and scanned
+        assert {"dish", "soup"} <= held, held  # the person's own chef carried a dish, then a soup
         await page.screenshot(path=str(tmp_path / "overcooked-end.png"))
         await browser.close()
         assert not errors, errors
