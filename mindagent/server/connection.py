@@ -88,7 +88,7 @@ class Connection:
             rooms = await self._rooms_listing(False)
             self.push(p.server_message("welcome", server="mindagent", protocol=p.VERSION, you=self.name,
                                        domain=home.name, title=home.title, levels=home.level_names(),
-                                       default_level=home.default_level,
+                                       default_level=home.default_level, agents=home.serve_agents,
                                        pace=list(home.real_time_pace()) if isinstance(home, RealTimePace) else None,
                                        limits={"frame_bytes": p.MAX_FRAME_BYTES,
                                        "rate": self.server.config.rate, "burst": self.server.config.burst},

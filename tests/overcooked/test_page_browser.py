@@ -31,6 +31,8 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--d
         "--disable-sync", "--no-first-run"]
 AXE = Path(__file__).resolve().parents[1] / "browser" / "node_modules" / "axe-core" / "axe.min.js"
 SHOTS = os.environ.get("MINDAGENT_SCREENSHOTS")
+ADMIN = "the-test-admin-token"
+OTHER_LAYOUT = "coordination_ring"
 TICK_S = 0.2
 REACTION_S = 0.3
 HORIZON = 400
@@ -122,6 +124,7 @@ async def test_a_person_and_the_planner_serve_soup_in_real_time(tmp_path: Path, 
     from playwright.async_api import async_playwright, expect
 
     config = ServerConfig(port=0, model="planner", model_why="the test's partner", mode="realtime", tick=TICK_S,
+                          admin_token=ADMIN,
                           human_tick=TICK_S, countdown=0, recordings=tmp_path / "rooms",
                           startup=GameSpec("overcooked", LAYOUT, 2, 1.0, 0, "reference", None))
     person = Person()
@@ -130,11 +133,25 @@ async def test_a_person_and_the_planner_serve_soup_in_real_time(tmp_path: Path, 
         page = await browser.new_page(viewport={"width": 1280, "height": 900}, bypass_csp=True)  # to inject axe
         errors: list[str] = []
         page.on("pageerror", lambda exc: errors.append(str(exc)))
-        await page.goto(server.url)
+        await page.goto(server.url + f"#admin={ADMIN}")
+        room = server.startup_room
+        assert room is not None
+
+        # The lobby's room form lists the game's layouts and starts from its defaults; a room on
+        # another layout is made from it as an admin makes one.
         await expect(page.locator("#create-level option")).to_have_count(len(server.domain.level_names()))
         assert await page.locator("#create-level").input_value() == LAYOUT  # the game's default layout
         assert await page.locator("#create-tick").input_value() == str(TICK_S)  # the game's own pace, offered
-        await page.click("#join-player-0")
+        assert await page.locator("#create-agents").input_value() == "2"
+        await page.select_option("#create-level", OTHER_LAYOUT)
+        await page.check("#create-public")
+        await page.click("#create-form button[type=submit]")
+        await expect(page.locator("#create-result")).to_contain_text("created")
+        await expect(page.locator(f"#rooms .room h3:has-text('{OTHER_LAYOUT}')")).to_have_count(1)
+        made = [r for r in server.registry.rooms.values() if r.settings.spec.level == OTHER_LAYOUT]
+        assert len(made) == 1 and made[0].settings.tick == TICK_S and made[0].session.static_view()["page"]["grid"]["cols"] == 5
+
+        await page.click(f"#rooms .room[data-room='{room.id}'] [data-join='player-0']")
 
         # The picture: the game declared a grid, so the canvas replaces the tiles, drawn from the sheets
         # the package ships (served by name from where it is installed).
@@ -178,8 +195,6 @@ async def test_a_person_and_the_planner_serve_soup_in_real_time(tmp_path: Path, 
                 await page.screenshot(path=str(Path(SHOTS) / "overcooked-room.png"), full_page=True)
                 shot = True
 
-        room = server.startup_room
-        assert room is not None
         served = int(await page.locator("#completed").inner_text())
         assert room.session.engine.timestep == HORIZON  # type: ignore[attr-defined]
         assert served >= 1 and room.session.score == 20 * served  # type: ignore[attr-defined]

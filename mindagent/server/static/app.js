@@ -89,6 +89,7 @@ function connect() {
 const handlers = {
   welcome(msg) {
     fillLevels(msg.levels || [], msg.default_level);
+    if (Number.isInteger(msg.agents)) $("create-agents").value = msg.agents;
     if (Array.isArray(msg.pace)) { $("create-tick").value = msg.pace[0]; $("create-human-tick").value = msg.pace[1]; }
     renderRooms(msg.rooms || []);
     if (app.room) rejoin();
