@@ -7,6 +7,7 @@ the episode is 400 timesteps (`--steps` may shorten it). Two chefs, always: ever
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from importlib.resources.abc import Traversable
 from typing import Any
 
 from mindagent.core.domain import DomainBase, ReferenceFigures, SpecError
@@ -18,6 +19,8 @@ from overcooked_game.layouts import level_names as shipped_levels
 from overcooked_game.paper import TABLE1, as_rate, published
 from overcooked_game.session import OvercookedSession
 
+#: Seconds per timestep in a real-time room (`mindagent serve`'s default for this game).
+REAL_TIME_TICK_S = 0.2
 #: The longest episode a spec may ask for (ten classic horizons).
 MAX_HORIZON = 10 * HORIZON
 
@@ -89,6 +92,18 @@ class OvercookedDomain(DomainBase):
 
     def level_names(self) -> list[str]:
         return shipped_levels()
+
+    def real_time_pace(self) -> tuple[float, float]:
+        """Five timesteps a second, with or without a person (400 timesteps in 80 s), the pace of
+        a real-time kitchen; one step is one timestep while a person plays (declares `RealTimePace`)."""
+        return (REAL_TIME_TICK_S, REAL_TIME_TICK_S)
+
+    def page_assets(self) -> Mapping[str, Traversable]:
+        """The `overcooked` package's sprite sheets, served to the page from where it is installed
+        (declares `PageAssets`)."""
+        from overcooked_game.page import assets
+
+        return assets()
 
     def reference_figures(self) -> ReferenceFigures:
         """LLM-Coordination's Table 1 GPT-4 row, converted from reward to the rate eval prints

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mindagent.core.domain import Counts, DomainSession, DomainStep, PromptParts, Verdict
-from overcooked_game import text
+from overcooked_game import page, text
 from overcooked_game.commands import MEDIUM, PRIMITIVE, Command, extract, grammar_rules
 from overcooked_game.engine import HORIZON, Engine
 from overcooked_game.kitchen import Kitchen, Refusal
@@ -152,18 +152,22 @@ class OvercookedSession(DomainSession):
 
     def view(self) -> dict[str, Any]:
         state = self.engine.state
-        agents = [{"agent": a, "name": n, "location": list(state.players[a].position), "holding": self.engine.held(a),
-                   "busy": 0 if self.engine.tasks[a] is None else 1,
+        agents = [{"agent": a, "name": n, "location": page.where(self.engine, a), "cell": list(state.players[a].position),
+                   "holding": self.engine.held(a), "busy": 0 if self.engine.tasks[a] is None else 1,
                    "details": [text.chef_line(self.engine, a)]} for a, n in enumerate(self._names)]
-        pots = [{"name": f"pot{i}", "location": list(p), "details": [text.pot_line(self.engine, i, p)]}
-                for i, p in enumerate(self.kitchen.pots)]
-        return {"orders": self.orders_snapshot(), "agents": agents, "locations": pots,
-                "timestep": self.engine.timestep, "score": self.engine.reward}
+        return {"orders": self.orders_snapshot(), "agents": agents, "locations": page.places(self.engine, self.kitchen),
+                "timestep": self.engine.timestep, "score": self.engine.reward,
+                "grid": page.grid_state(self.engine, self.kitchen)}
 
     def static_view(self) -> dict[str, Any]:
         return {"level": self.name, "domain": self.domain, "dishes": ["onion_soup"], "recipes": [text.recipes()],
                 "base_ingredients": ["onion"], "needed_ingredients": ["onion"], "kitchen": list(self.layout.rows),
-                "n_agents": self.n_agents, "max_steps": self.max_steps, "agent_names": self.agent_names}
+                "n_agents": self.n_agents, "max_steps": self.max_steps, "agent_names": self.agent_names,
+                "howto": list(page.HOWTO), "page": page.page(self.layout.rows)}
+
+    def page_actions(self, agent: int, legal: Sequence[str]) -> list[dict[str, Any]]:
+        """The person's keys as actions (declares `PageActions`; see `overcooked_game.page`)."""
+        return page.actions(self.n_agents, agent, legal)
 
     @property
     def step_index(self) -> int:

@@ -25,6 +25,15 @@ if TYPE_CHECKING:
 out = Console(highlight=False, soft_wrap=True)
 
 
+def _pace(domain: object, tick: float | None, human_tick: float | None) -> tuple[float, float]:
+    """The clock the host gave, else the game's own pace (`RealTimePace`), else the server's."""
+    from mindagent.core.capabilities import RealTimePace
+    from mindagent.server.pacing import HUMAN_TICK_S
+
+    own = domain.real_time_pace() if isinstance(domain, RealTimePace) else (1.0, HUMAN_TICK_S)
+    return (own[0] if tick is None else tick), (own[1] if human_tick is None else human_tick)
+
+
 def serve(
     domain: str | None = o.DOMAIN,
     level: str | None = typer.Option(None, help="level of the room opened at start-up (default: the domain's)"),
@@ -39,11 +48,13 @@ def serve(
     mode: list[str] = typer.Option(["realtime"], "--mode",
                                    help="the clock: realtime (a step every --tick seconds) or turns; and/or the team: "
                                         "central | decentral | taskgraph (as on run and eval); repeatable"),
-    tick: float = typer.Option(1.0, min=0.05, max=60.0, help="seconds per step in real time (the clock of turn mode)"),
+    tick: float | None = typer.Option(None, min=0.05, max=60.0, help="seconds per step in real time (the clock of "
+                                      "turn mode); default: the game's own pace, else 1"),
     turn_timeout: float = typer.Option(30.0, "--turn-timeout", min=1.0,
                                        help="turn mode: seconds before a step happens anyway"),
-    human_tick: float = typer.Option(3.0, "--human-tick", min=0.0, max=60.0,
-                                     help="real time: seconds per step while a person plays an agent (0: --tick)"),
+    human_tick: float | None = typer.Option(None, "--human-tick", min=0.0, max=60.0,
+                                            help="real time: seconds per step while a person plays an agent (0: --tick); "
+                                                 "default: the game's own pace, else 3"),
     countdown: float = typer.Option(5.0, "--countdown", min=0.0, max=120.0,
                                     help="seconds from the first person sitting down to step 0 (0: at once)"),
     host: str = typer.Option("127.0.0.1", help="address to bind (0.0.0.0 opens it to the network)"),
@@ -99,6 +110,7 @@ def serve(
     names = [_hostname_or_exit(name) for name in hostname]
     if compression not in ("shared", "member", "off"):
         fail("--compression is shared, member or off")
+    tick, human_tick = _pace(chosen, tick, human_tick)
     model_spec, why = (model, "chosen by the server's host") if model else default_model()
     config = ServerConfig(
         host=host, port=port, model=model_spec, model_why=why, mode="turns" if clock == "turns" else "realtime", tick=tick,

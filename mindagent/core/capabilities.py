@@ -10,6 +10,7 @@ return None (or the neutral answer) for a game without the capability.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from importlib.resources.abc import Traversable
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from mindagent.core.domain import JSON, DomainSession, PromptParts
@@ -111,6 +112,29 @@ class PageActions(Protocol):
         ...
 
 
+#: A page asset's name: a plain file name (no folders), and the suffixes a page may load.
+ASSET_NAME = r"[A-Za-z0-9][A-Za-z0-9_.-]{0,79}"
+ASSET_SUFFIXES: tuple[str, ...] = (".png", ".json", ".webp", ".jpg", ".gif")
+#: The largest page asset served.
+ASSET_MAX_BYTES = 4 * 1024 * 1024
+
+
+@runtime_checkable
+class PageAssets(Protocol):
+    """A game whose page draws with files of its own (sprite sheets), declared on its `Domain`.
+
+    The server serves exactly the names listed, at ``/assets/<game>/<name>``, read where the game
+    says they are (an installed package's data, never copied into this repository); any other name
+    is not found. Names match `ASSET_NAME` and end in one of `ASSET_SUFFIXES` (the conformance
+    check `page_asset_problems` says which do not).
+
+    Example: ``domain.page_assets()`` → ``{"chefs.png": files("overcooked") / "data/graphics/chefs.png"}``."""
+
+    def page_assets(self) -> Mapping[str, Traversable]:
+        """Each servable file's public name and where it is read from."""
+        ...
+
+
 @runtime_checkable
 class Scored(Protocol):
     """A game that reports its own score beside completed orders (Overcooked's sparse reward)."""
@@ -178,10 +202,26 @@ def policy_replies(policy: Any) -> list[str]:
     return policy.take_replies() if isinstance(policy, TakesReplies) else []
 
 
+@runtime_checkable
+class RealTimePace(Protocol):
+    """A game played at its own real-time pace, declared on its `Domain`: `mindagent serve` and
+    the lobby's room form start from it where the host gives no ``--tick``/``--human-tick``.
+
+    Example: ``domain.real_time_pace()`` → ``(0.2, 0.2)`` (Overcooked: five timesteps a second)."""
+
+    def real_time_pace(self) -> tuple[float, float]:
+        """Seconds per step with machines only, and while a person plays an agent."""
+        ...
+
+
+#: Capabilities a game's `Domain` (not its sessions) may declare.
+DOMAIN_CAPABILITIES: tuple[type, ...] = (PageAssets, RealTimePace)
+
 #: Every session capability, for listings and the conformance suite.
 SESSION_CAPABILITIES: tuple[type, ...] = (Grammars, GoalMode, TaskGraphMode, AgentPrompts, Demos, Replayable, LiveView,
                                           PageActions, Scored)
 
-__all__ = ["SESSION_CAPABILITIES", "ActsFor", "AgentPrompts", "Demos", "GoalMode", "Grammars", "LiveView", "PageActions",
-           "Replayable", "Scored", "TakesReplies", "TaskGraphMode", "agent_grammar_of", "agent_prompt_parts_of", "demo_of", "goal_menu_of",
+__all__ = ["ASSET_MAX_BYTES", "ASSET_NAME", "ASSET_SUFFIXES", "DOMAIN_CAPABILITIES", "SESSION_CAPABILITIES", "ActsFor",
+           "AgentPrompts", "Demos", "GoalMode", "Grammars", "LiveView", "PageActions", "PageAssets", "RealTimePace", "Replayable", "Scored",
+           "TakesReplies", "TaskGraphMode", "agent_grammar_of", "agent_prompt_parts_of", "demo_of", "goal_menu_of",
            "grammar_of", "policy_commands", "policy_replies", "task_graph_of"]

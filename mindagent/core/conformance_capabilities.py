@@ -7,16 +7,21 @@ suite. A game without a capability is not asked anything here.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from mindagent.core.capabilities import (
+    ASSET_MAX_BYTES,
+    ASSET_NAME,
+    ASSET_SUFFIXES,
     AgentPrompts,
     Demos,
     GoalMode,
     Grammars,
     LiveView,
     PageActions,
+    PageAssets,
     Replayable,
     Scored,
     TaskGraphMode,
@@ -41,6 +46,25 @@ def declared(session: DomainSession) -> list[str]:
              ("agent_prompts", AgentPrompts), ("demos", Demos), ("replay", Replayable), ("live_view", LiveView),
              ("page_actions", PageActions), ("scored", Scored))
     return [name for name, kind in kinds if isinstance(session, kind)]
+
+
+def page_asset_problems(domain: object) -> list[str]:
+    """What is wrong with a `PageAssets` game's files, one line each (empty: nothing, or no such
+    capability): a name the server would refuse, a file that is missing or too large. A game's
+    tests call it; the server serves only what passes.
+
+    Example: ``page_asset_problems(OvercookedDomain())`` → ``[]``."""
+    if not isinstance(domain, PageAssets):
+        return []
+    problems = []
+    for name, source in sorted(domain.page_assets().items()):
+        if not re.fullmatch(ASSET_NAME, name) or ".." in name or not name.lower().endswith(ASSET_SUFFIXES):
+            problems.append(f"{name!r}: not a servable name (a plain file name ending in {', '.join(ASSET_SUFFIXES)})")
+        elif not source.is_file():
+            problems.append(f"{name}: no file at {source}")
+        elif len(source.read_bytes()) > ASSET_MAX_BYTES:
+            problems.append(f"{name}: larger than {ASSET_MAX_BYTES} bytes")
+    return problems
 
 
 def _grammar_ok(text: object) -> bool:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from websockets.asyncio.server import ServerConnection
 from websockets.exceptions import ConnectionClosed
 
+from mindagent.core.capabilities import RealTimePace
 from mindagent.server import protocol as p
 from mindagent.server.desk import LOBBY_TYPES, answer
 from mindagent.server.fanout import text_of
@@ -87,6 +88,8 @@ class Connection:
             rooms = await self._rooms_listing(False)
             self.push(p.server_message("welcome", server="mindagent", protocol=p.VERSION, you=self.name,
                                        domain=home.name, title=home.title, levels=home.level_names(),
+                                       default_level=home.default_level, agents=home.serve_agents,
+                                       pace=list(home.real_time_pace()) if isinstance(home, RealTimePace) else None,
                                        limits={"frame_bytes": p.MAX_FRAME_BYTES,
                                        "rate": self.server.config.rate, "burst": self.server.config.burst},
                                        rooms=rooms))

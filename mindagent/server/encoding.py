@@ -19,7 +19,7 @@ from mindagent.llm.redact import redact_text
 from mindagent.server.fanout import Frame, encode
 from mindagent.server.protocol import QUESTIONNAIRE, server_message
 from mindagent.server.seating import Seat
-from mindagent.server.views import page_actions, page_words
+from mindagent.server.views import checked_static, page_actions, page_words
 
 if TYPE_CHECKING:
     from mindagent.server.room import Room
@@ -188,7 +188,7 @@ class StateEncoder:
         per episode: a join used to rebuild and re-encode it."""
         room = self._room
         if self._static_cache is None or self._static_cache[0] != room.episode:
-            static = {**room.session.static_view(), "questionnaire": list(QUESTIONNAIRE)}
+            static = {**checked_static(room.session.static_view()), "questionnaire": list(QUESTIONNAIRE)}
             self._static_cache = (room.episode, static, encode(static)[1:-1])
         return self._static_cache[1], self._static_cache[2]
 

@@ -1,5 +1,6 @@
-"""Plain HTTP on the websocket port: the page's three files, ``/health``, and the ``/ws`` gate
-(``/metrics`` is answered by the server itself, after `StaticSite.gate`, since it asks the workers).
+"""Plain HTTP on the websocket port: the page's files, games' page assets (``/assets/``), ``/health``,
+and the ``/ws`` gate (``/metrics`` is answered by the server itself, after `StaticSite.gate`, since
+it asks the workers).
 
 websockets calls `StaticSite.process_request` before each handshake. Returning a response answers
 a plain GET; returning None lets the websocket handshake on ``/ws`` go on. A browser's websocket
@@ -20,12 +21,16 @@ from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
 
+from mindagent.server.assets import PREFIX as ASSETS_PREFIX
+from mindagent.server.assets import AssetShelf
+
 WS_PATH = "/ws"
 _FILES = {"/": ("index.html", "text/html; charset=utf-8"),
           "/index.html": ("index.html", "text/html; charset=utf-8"),
           "/app.js": ("app.js", "text/javascript; charset=utf-8"),
           "/board.js": ("board.js", "text/javascript; charset=utf-8"),
           "/controls.js": ("controls.js", "text/javascript; charset=utf-8"),
+          "/grid.js": ("grid.js", "text/javascript; charset=utf-8"),
           "/style.css": ("style.css", "text/css; charset=utf-8")}
 _SECURITY = {
     "Content-Security-Policy": ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -97,8 +102,9 @@ class StaticSite:
     that resolves to this address (DNS rebinding) reaches neither the page nor the websocket."""
 
     def __init__(self, health: Callable[[], dict[str, Any]], files: dict[str, bytes] | None = None,
-                 allowed_hosts: frozenset[str] | None = None) -> None:
+                 allowed_hosts: frozenset[str] | None = None, assets: AssetShelf | None = None) -> None:
         self.files = files if files is not None else load_static()
+        self.assets = assets if assets is not None else AssetShelf()
         self.health = health
         self.allowed_hosts = allowed_hosts
 
@@ -130,6 +136,11 @@ class StaticSite:
             # a load balancer reads the status: 503 while not every part serves, the body says which
             status = HTTPStatus.OK if health.get("ok") else HTTPStatus.SERVICE_UNAVAILABLE
             return _response(status, json.dumps(health).encode(), "application/json")
+        if path.startswith(ASSETS_PREFIX):
+            found = self.assets.get(path)
+            if found is None:
+                return _response(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain; charset=utf-8")
+            return _response(HTTPStatus.OK, *found)
         entry = _FILES.get(path)
         if entry is None:
             return _response(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain; charset=utf-8")

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from mindagent.core.spec import GameSpec
 from mindagent.domains import make_session
-from mindagent.server.views import OTHER, PageActions, page_actions, page_words
+from mindagent.server.views import OTHER, PageActions, checked_static, page_actions, page_words
 from minecraft.commands import Command, Verb
 from minecraft.kitchen import BLOCKS, CRAFTABLE, ITEMS, MOBS, STATIONS
 from minecraft.page import GROUPS as MC_GROUPS
@@ -113,3 +113,35 @@ def test_minecraft_describes_every_command_it_can_be_given() -> None:
     many = {g["id"] for g in MC_GROUPS if g["many"]}
     items = [(a["tile"], a["item"]) for a in described if a["group"] in many]
     assert len(items) == len(set(items)), "two buttons of one tile would carry the same item"
+
+
+# ------------------------------------------------------------------ a declared sprite grid
+GRID = {"cell": 15, "cols": 2, "rows": 1, "sheets": {"t": {"image": "t.png", "frames": {"floor": [0, 0, 15, 15]}}},
+        "terrain": {"sheet": "t", "rows": [["floor", "floor"]]}}
+
+
+def test_a_well_formed_grid_reaches_the_page_unchanged() -> None:
+    static = {"domain": "g", "page": {"words": {"board": "Yard"}, "grid": GRID}}
+    assert checked_static(static) is static
+
+
+@pytest.mark.parametrize("broken", [
+    {**GRID, "cell": 0},
+    {**GRID, "sheets": {"t": {"image": "../t.png", "frames": {}}}},
+    {**GRID, "sheets": {"t": {"image": "t.png", "frames": {"floor": [0, 0, 15]}}}},
+    {**GRID, "terrain": {"sheet": "elsewhere", "rows": []}},
+    {k: v for k, v in GRID.items() if k != "terrain"},
+    "a grid",
+])
+def test_a_malformed_grid_is_left_out_and_the_page_keeps_its_tiles(broken: Any, caplog: pytest.LogCaptureFixture) -> None:
+    static = {"domain": "g", "page": {"words": {"board": "Yard"}, "grid": broken}}
+    with caplog.at_level(logging.WARNING):
+        checked = checked_static(static)
+    assert checked["page"] == {"words": {"board": "Yard"}} and "page.grid is unusable" in caplog.text
+    assert static["page"]["grid"] == broken  # the game's own dict is not changed
+
+
+def test_the_overcooked_grid_passes(require: Any) -> None:
+    require("overcooked", "pip install -e '.[overcooked]'")
+    static = make_session(GameSpec("overcooked", "coordination_ring", 2)).static_view()
+    assert checked_static(static)["page"]["grid"]["cols"] == 5

@@ -88,7 +88,9 @@ function connect() {
 
 const handlers = {
   welcome(msg) {
-    fillLevels(msg.levels || []);
+    fillLevels(msg.levels || [], msg.default_level);
+    if (Number.isInteger(msg.agents)) $("create-agents").value = msg.agents;
+    if (Array.isArray(msg.pace)) { $("create-tick").value = msg.pace[0]; $("create-human-tick").value = msg.pace[1]; }
     renderRooms(msg.rooms || []);
     if (app.room) rejoin();
   },
@@ -108,6 +110,7 @@ const handlers = {
     board.built = null;
     board.groupsBuilt = null;
     board.labels.clear();
+    grid.built = null;
     showGame(true);
     renderHowto(msg.howto);
     renderStatic(msg);
@@ -149,9 +152,10 @@ function rejoin() {
 }
 
 // ------------------------------------------------------------------ lobby
-function fillLevels(levels) {
+// The server's game's levels; the form starts on the game's default level.
+function fillLevels(levels, chosen) {
   const select = clear($("create-level"));
-  for (const name of levels) select.append(el("option", { value: name, text: name, selected: name === "level_3" }));
+  for (const name of levels) select.append(el("option", { value: name, text: name, selected: name === chosen }));
 }
 
 function refreshRooms() { send({ type: "list_rooms", admin_token: app.admin || undefined }); }
@@ -234,6 +238,7 @@ function renderStatic(info) {
   renderWords();
   const recipes = clear($("recipes"));
   for (const r of info.recipes) {
+    if (typeof r === "string") { recipes.append(el("li", { text: r })); continue; }  // a game's recipe in its own words
     const how = r.ingredients.length ? ` = ${r.ingredients.join(" + ")} in a ${r.tool}` : `: ${r.tool}`;
     recipes.append(el("li", {}, el("b", { text: r.product }), how.replace(/\b([A-Za-z]+[A-Z][A-Za-z]*)\b/g, (w) => pretty(w))));
   }
@@ -254,13 +259,14 @@ function renderState(s) {
   $("completed").textContent = s.counts.completed;
   $("failed").textContent = s.counts.failed;
   $("active").textContent = s.counts.active;
-  $("score").textContent = s.score === null ? "–" : s.score.toFixed(2);
+  $("score").textContent = s.score === null || s.score === undefined ? "–" : Number.isInteger(s.score) ? String(s.score) : s.score.toFixed(2);
   const d = s.dispatcher;
   $("dispatcher").textContent = `Dispatcher: ${d.model}${d.thinking ? " (thinking…)" : ""}`;
   $("dispatcher").title = d.why;
   $("status-line").textContent = statusLine(s);
   renderTickets(s);
   renderBoard(s);
+  renderGrid(s);
   renderActions(s);
   renderPace(s);
   renderAgents(s);
@@ -285,6 +291,7 @@ function renderWords() {
   $("completed-label").textContent = word("completed");
   $("failed-label").textContent = word("failed");
   $("active-label").textContent = word("open");
+  $("score-label").textContent = word("score");
 }
 
 function renderPace(s) {

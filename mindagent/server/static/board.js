@@ -14,7 +14,7 @@ const DEFAULT_WORDS = {
   title: "game", board: "Board", tables: "The game as tables", recipes: "How things are made",
   director: "director", director_example: "e.g. agent1, take the oldest order first",
   director_help: "A language model reads anything; a built-in policy follows what it understands.",
-  completed: "completed", failed: "missed", open: "open", busy: "busy",
+  completed: "completed", failed: "missed", open: "open", busy: "busy", score: "team score",
   completed_line: "Completed {}!", failed_line: "{} missed.",
   completed_one: "order completed", completed_many: "orders completed", made_one: "item made", made_many: "items made",
   practice_goal: "Complete the order on the ticket: the hint shows the next action.",

@@ -2,12 +2,22 @@
 // declares (with its key) and a row of choices for the groups with `many`, built once per room so
 // nothing moves between steps; each button carries the exact command of an action the game described
 // (`you.actions`), so the page never parses or builds one. Keyboard: a tile's key picks it, a group's
-// key acts (or focuses its row), arrow keys move along the row. Also the practice room's coach.
+// key acts (or focuses its row), arrow keys move along the row. A group's key may also be a named key
+// (`ArrowUp`, " " for space) shown as its `key_label`: a real-time game binds its moves that way, and a
+// key held down queues its command once per step. Also the practice room's coach.
 "use strict";
 
 // --------------------------------------------------------------- controls
 // The buttons are built once per room from the game's groups, so they never move: one button per
 // single group (it acts on the chosen tile), and one row of item buttons for the groups with `many`.
+function keyText(g) { return g.key_label || (g.key || "").toUpperCase(); }
+
+// The declared group a key press means: a letter or digit in any case, a named key exactly.
+function groupForKey(event) {
+  const key = event.key.length === 1 ? event.key.toLowerCase() : event.key;
+  return groupsOf(actionsOf(app.lastState)).find((g) => g.key && (g.key.length === 1 ? g.key.toLowerCase() === key : g.key === key));
+}
+
 function buildControls(groups) {
   const signature = groups.map((g) => `${g.id}:${g.key}:${g.many ? 1 : 0}`).join(",");
   if (board.groupsBuilt === signature) return;
@@ -16,17 +26,18 @@ function buildControls(groups) {
   for (const g of groups.filter((x) => !x.many)) {
     const button = el("button", { type: "button", class: "act", id: `act-${g.id}`, "data-slot": g.id,
       onclick: (e) => act(e.currentTarget) });
-    if (g.key) button.setAttribute("aria-keyshortcuts", g.key);
-    button.append(el("kbd", { text: (g.key || "").toUpperCase(), "aria-hidden": "true" }), " ", el("span", { text: g.label }));
+    if (g.key) button.setAttribute("aria-keyshortcuts", g.key === " " ? "Space" : g.key);
+    button.append(el("kbd", { text: keyText(g), "aria-hidden": "true" }), " ", el("span", { text: g.label }));
     box.append(button);
   }
   const many = groups.filter((x) => x.many);
   $("takes").setAttribute("aria-label", many.length ?
-    `${many.map((g) => g.label.toLowerCase()).join(" or ")}: choose one (${many.map((g) => g.key.toUpperCase()).join(", ")}, then arrow keys)` :
+    `${many.map((g) => g.label.toLowerCase()).join(" or ")}: choose one (${many.map((g) => keyText(g)).join(", ")}, then arrow keys)` :
     "choices at the chosen place");
   $("takes").hidden = !many.length;
-  const keys = groups.filter((g) => g.key).map((g) => `${g.key.toUpperCase()} ${g.label.toLowerCase()}`).join(", ");
-  $("keys-help").textContent = `Keys: a place's number or letter picks it${keys ? ", then " + keys : ""}.`;
+  const keys = groups.filter((g) => g.key).map((g) => `${keyText(g)} ${g.label.toLowerCase()}`).join(", ");
+  $("keys-help").textContent = gridInfo() ? `Keys: ${keys || "none"}.` :
+    `Keys: a place's number or letter picks it${keys ? ", then " + keys : ""}.`;
   clear($("takes")).dataset.signature = "";
 }
 
@@ -92,7 +103,7 @@ function renderActions(s) {
   const mine = s.agents.find((a) => a.agent === app.agent) || {};
   if (board.selected === null || !board.tiles.has(board.selected)) board.selected = board.tiles.has(mine.location) ? mine.location : null;
   const tile = tilesOf(s).find((t) => t.id === board.selected);
-  $("selected-name").textContent = tile ? tile.label : "pick a place";
+  $("selected-name").textContent = tile ? tile.label : gridInfo() ? "use the keys" : "pick a place";
   $("hold-line").textContent = `You are at ${mine.location ? labelOfTile(s, mine.location) : "nowhere yet"} and hold ${mine.holding ? pretty(mine.holding) : "nothing"}.`;
   for (const g of groups.filter((x) => !x.many)) {
     const button = $(`act-${g.id}`);
@@ -144,10 +155,12 @@ function onKey(event) {
     event.preventDefault();
     return;
   }
-  const group = key.length === 1 ? groupsOf(actionsOf(app.lastState)).find((g) => g.key === key) : null;
+  const group = groupForKey(event);
   if (group && !group.many) {
     const button = $(`act-${group.id}`);
-    if (button) { act(button); button.focus(); }
+    const queued = app.lastState && app.lastState.you ? app.lastState.you.queued : null;
+    // a held key repeats many times a second: its command is queued once per step
+    if (button && !(event.repeat && button.dataset.command && button.dataset.command === queued)) { act(button); button.focus(); }
     event.preventDefault();
     return;
   }
