@@ -71,3 +71,27 @@ def test_a_reseeded_used_env_plays_what_a_fresh_one_does(make, play):
         for (_, orders_a, frames_a), (_, orders_b, frames_b) in zip(fresh, again, strict=True):
             assert orders_a == orders_b
             assert frames_a == frames_b
+
+
+def test_a_reseeded_used_vector_env_plays_what_a_fresh_one_does():
+    """The batched kitchens keep per-kitchen seeded flags too; `reset(seed=...)` must clear them as well."""
+    from cuisineworld.adapter.rl import CuisineVectorEnv
+
+    def run(envs: CuisineVectorEnv, seed: int) -> list[bytes]:
+        rng = np.random.default_rng(seed)
+        obs, infos = envs.reset(seed=seed)
+        frames = [obs.tobytes()]
+        for _ in range(EPISODES * 60):  # same-step autoreset carries every kitchen through six episodes
+            masks = infos["action_mask"]
+            actions = np.array([[rng.choice(np.flatnonzero(m)) for m in kitchen] for kitchen in masks])
+            obs, _, _, _, infos = envs.step(actions)
+            frames.append(obs.tobytes())
+        return frames
+
+    def make() -> CuisineVectorEnv:
+        return CuisineVectorEnv("level_3", n_agents=2, num_envs=3, tau=TAUS)
+
+    fresh = run(make(), 0)
+    used = make()
+    run(used, 5)
+    assert run(used, 0) == fresh
