@@ -64,6 +64,7 @@ def test_parallel_env_masks_sample_through_each_agent_space(obs_type: str):
     assert steps == 60
 
 
+@pytest.mark.filterwarnings("ignore::UserWarning")  # api_test's advice on agent names and Dict observations
 @pytest.mark.parametrize("obs_type", ["vector", "dict"])
 def test_aec_env_through_parallel_to_aec_passes_the_api_test_and_samples_masks(obs_type: str):
     api_test(parallel_to_aec(CuisineParallelEnv("level_3", n_agents=3, obs_type=obs_type)), num_cycles=60)
@@ -151,3 +152,15 @@ def test_feature_names_say_what_each_entry_means(level: str, n_agents: int):
     dishes = {o.dish for o in env.world.orders}
     assert {n.split(".")[2] for n in lit if ".dish." in n} == dishes
     assert Observer(load_level(level), n_agents).feature_names == names
+
+
+@pytest.mark.parametrize("render_mode", ["ansi", "rgb_array"])
+def test_gymnasium_checker_with_its_render_checks(render_mode: str):
+    """Made through the registry (so the checker knows the spec and tries every declared render mode)."""
+    import warnings
+
+    from gymnasium.utils.env_checker import check_env
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a render-mode or dtype complaint is a failure here
+        check_env(gymnasium.make(ENV_ID, level="level_1", n_agents=2, render_mode=render_mode).unwrapped)
