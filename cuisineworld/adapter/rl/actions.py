@@ -24,7 +24,7 @@ import numpy as np
 
 from cuisineworld import LegalLabels, Level, World
 
-_BOOL = np.dtype(np.bool_)
+_MASK = np.dtype(np.int8)  # Gymnasium's and PettingZoo's `space.sample(mask=...)` take int8 only
 
 
 def level_ingredients(level: Level) -> tuple[str, ...]:
@@ -123,10 +123,13 @@ class ActionTable:
         return out
 
     def masks(self, world: World) -> np.ndarray:
-        """One mask row per agent, shape ``(n_agents, size)``, as booleans (what maskable trainers take)."""
+        """One mask row per agent, shape ``(n_agents, size)``, 0/1 as int8.
+
+        int8, not bool: `Discrete.sample(mask=row)` and `MultiDiscrete.sample(mask=tuple(rows))`
+        refuse any other dtype, and maskable trainers (sb3-contrib, RLlib) read 0/1 alike."""
         if self._labels is None:
             self._labels = world.legal_labels(self._flat.__getitem__)
         buf = bytearray(self.n_agents * self.size + 1)  # byte writes, then one zero-copy view
         for i in world.legal_labelled_all(self._labels):
             buf[i] = 1
-        return np.ndarray(self._shape, _BOOL, buf)  # positional: a dtype keyword costs more than the call
+        return np.ndarray(self._shape, _MASK, buf)  # positional: a dtype keyword costs more than the call

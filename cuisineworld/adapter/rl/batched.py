@@ -107,7 +107,7 @@ class BatchStep:
     `final_obs` (rows of the other kitchens are zeros)."""
 
     obs: np.ndarray  # (W, obs size) float32
-    masks: np.ndarray  # (W, n_agents, actions) bool
+    masks: np.ndarray  # (W, n_agents, actions) int8 0/1, as `ActionTable.masks`
     rewards: np.ndarray  # (W,) float64
     dones: np.ndarray  # (W,) bool: the episode hit its step budget (a truncation; there is no other end)
     accepted: np.ndarray  # (W, n_agents) bool: each agent's command was carried out
@@ -541,21 +541,21 @@ class BatchedKitchens:
         """One legal-action row per (location, flags): noop always; goto if free; then the location's
         storage gets (2), tool get (4), activation (8) and put (16) where their flag is set."""
         m, size = self.n_locs, self.n_actions
-        out = np.zeros((m * 32, size + 1), dtype=bool)
+        out = np.zeros((m * 32, size + 1), dtype=np.int8)  # int8 like `ActionTable.masks`: what `sample(mask=)` takes
         for j in range(m):
             for flags in range(32):
                 row = out[j * 32 + flags]
-                row[0] = True
+                row[0] = 1
                 if flags & 1:
-                    row[self.goto_cols] = True
+                    row[self.goto_cols] = 1
                 if flags & 2:
-                    row[self.storage_get_cols[j]] = True
+                    row[self.storage_get_cols[j]] = 1
                 if flags & 4:
-                    row[self.tool_get_col[j]] = True
+                    row[self.tool_get_col[j]] = 1
                 if flags & 8:
-                    row[self.activate_col[j]] = True
+                    row[self.activate_col[j]] = 1
                 if flags & 16:
-                    row[self.put_col[j]] = True
+                    row[self.put_col[j]] = 1
         return np.ascontiguousarray(out[:, :size])
 
     def _execute(self, actions: np.ndarray) -> np.ndarray:
@@ -818,7 +818,7 @@ class CuisineVectorEnv(VectorEnv):
         return out.obs, out.rewards, terminations, out.dones, infos
 
     def action_masks(self) -> np.ndarray:
-        """``(num_envs, n_agents * actions)`` booleans: each kitchen's masks, agents concatenated."""
+        """``(num_envs, n_agents * actions)`` 0/1 int8: each kitchen's masks, agents concatenated."""
         if self._masks is None:
             raise RuntimeError("call reset() first")
         return self._masks.reshape(self.num_envs, -1)

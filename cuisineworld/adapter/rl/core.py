@@ -57,7 +57,14 @@ class KitchenCore:
         self._flat_masks: np.ndarray | None = None
 
     def reset(self, rng: np.random.Generator, seed: int | None) -> None:
-        """A new episode; `rng` is the env's seeded generator (tau draws, unseeded order streams)."""
+        """A new episode; `rng` is the env's seeded generator (tau draws, unseeded order streams).
+
+        A `seed` restarts everything that seeding decides: which kitchens have had their order
+        stream seeded is forgotten, so a used env re-seeded plays the episodes a fresh one would
+        (otherwise a kitchen seeded in an earlier run would carry its old stream on).
+        """
+        if seed is not None:
+            self._seeded = [False] * len(self.worlds)
         k = int(rng.integers(len(self.worlds))) if len(self.worlds) > 1 else 0
         self.world = self.worlds[k]
         if seed is None and not self._seeded[k]:

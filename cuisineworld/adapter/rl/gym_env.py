@@ -5,21 +5,35 @@ baseline (one centralized policy picking one command per agent per step). The ob
 same kitchen vector as the parallel env without an agent id. Legal actions come two ways:
 ``info["action_mask"]`` has one row per agent, and `action_masks()` returns them flat (all rows
 concatenated), which is what sb3-contrib's `MaskablePPO` asks a MultiDiscrete env for, so it
-trains with no wrapper. Registered as ``CuisineWorld-v0``::
+trains with no wrapper. Masks are 0/1 int8, the dtype `space.sample(mask=...)` takes; a
+`MultiDiscrete` space takes one mask per agent as a tuple, hence ``tuple(info["action_mask"])``.
+
+Registered as ``CuisineWorld-v0``, one id for every level: the level is the ``level=`` keyword,
+which `gymnasium.make`, `gymnasium.make_vec` and SB3's `make_vec_env` (``env_kwargs``) all pass
+on. Gymnasium's wrappers do not forward methods, so through `gymnasium.make` the masks are
+``env.get_wrapper_attr("action_masks")()``; SB3's vector envs reach them the same way
+(`sb3_contrib.common.maskable.utils.get_action_masks`)::
 
     import gymnasium, cuisineworld.adapter.rl
     env = gymnasium.make("CuisineWorld-v0", level="level_1", n_agents=2, reward="dense")
+    masks = env.get_wrapper_attr("action_masks")()
     # or, with no import first: gymnasium.make("cuisineworld.adapter.rl:CuisineWorld-v0", ...)
+    # SB3: make_vec_env("CuisineWorld-v0", n_envs=8, env_kwargs={"level": "level_4"})
 
 Options: ``reward`` (sparse | potential | dense, `cuisineworld.adapter.rl.rewards`), ``order``
 (agent | shuffle, `cuisineworld.adapter.rl.core`), ``tau`` (one value or several, one drawn per
-episode), ``seed`` (None: drawn from ``reset(seed=...)``), ``render_mode="ansi"`` (the state text).
+episode), ``seed`` (None: drawn from ``reset(seed=...)``), ``render_mode``: ``"ansi"`` (the
+state text) or ``"rgb_array"`` (the observation drawn as a picture, `cuisineworld.adapter.rl.picture`;
+what SB3's `make_vec_env` asks for and video recorders record).
 
-Example::
+Example (run as a doctest by the tests)::
 
-    env = CuisineJointEnv("level_1", n_agents=2)
-    obs, info = env.reset(seed=0)
-    obs, reward, terminated, truncated, info = env.step(env.action_space.sample(mask=...))
+    >>> env = CuisineJointEnv("level_1", n_agents=2)
+    >>> obs, info = env.reset(seed=0)
+    >>> action = env.action_space.sample(mask=tuple(info["action_mask"]))
+    >>> obs, reward, terminated, truncated, info = env.step(action)
+    >>> bool(info["accepted"][0])
+    True
 """
 
 from __future__ import annotations
@@ -33,18 +47,21 @@ from gymnasium import spaces
 
 from cuisineworld import Level, World
 from cuisineworld.adapter.rl.core import KitchenCore
+from cuisineworld.adapter.rl.picture import draw
 from cuisineworld.adapter.rl.rewards import RewardFn
+
+RENDER_MODES = ("ansi", "rgb_array")
 
 
 class CuisineJointEnv(gym.Env):
-    metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 2}
+    metadata: dict[str, Any] = {"render_modes": list(RENDER_MODES), "render_fps": 2}
 
     def __init__(self, level: str | Level = "level_0", n_agents: int = 2, tau: float | Sequence[float] = 1.0,
                  seed: int | None = None, rules: str = "reference", max_steps: int | None = None,
                  render_mode: str | None = None, reward: str | RewardFn = "sparse", order: str = "agent",
                  gamma: float = 0.99) -> None:
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode must be None or one of {', '.join(map(repr, RENDER_MODES))}, not {render_mode!r}")
         self.core = KitchenCore(level, n_agents, tau, seed, rules, max_steps, reward, order, gamma)
         self.table = self.core.table
         self.observer = self.core.observer
@@ -81,11 +98,15 @@ class CuisineJointEnv(gym.Env):
         return core.observer.encode(world), reward, False, done, info
 
     def action_masks(self) -> np.ndarray:
-        """The legal actions of every agent, concatenated: a flat bool vector of ``n_agents * actions``."""
+        """The legal actions of every agent, concatenated: a flat 0/1 int8 vector of ``n_agents * actions``."""
         return self.core.flat_masks()
 
-    def render(self) -> Any:  # the ansi text, or None: gymnasium types frames per render mode
-        return self.core.world.state_text() if self.render_mode == "ansi" else None
+    def render(self) -> Any:  # text, a frame or None: gymnasium types frames per render mode
+        if self.render_mode == "ansi":
+            return self.core.world.state_text()
+        if self.render_mode == "rgb_array":
+            return draw(self.observer, self.core.observe())
+        return None
 
     def _info(self) -> dict[str, Any]:
         return {"action_mask": self.core.masks()}

@@ -5,7 +5,9 @@ time; the order interval (tau's effect, so one policy can serve several taus); p
 location (one-hot), what it holds (one-hot over the level's items, plus "nothing") and whether it
 is busy; per location its content (one flag per item, a count for serving tables), how long it
 stays busy and whether a get would work; per order slot (6) the dish (one-hot), its remaining
-lifetime and whether the slot is used; the observing agent's id.
+lifetime and whether the slot is used; the observing agent's id. `feature_names` spells that
+layout entry by entry (``"agent0.holds.tomato"``, ``"order2.lifetime"``, ...); the first
+`state_size` entries (all but the id) are the centralised state the parallel env's `state()` gives.
 
 `encode` runs once per environment step, so it reads the engine's live lists
 (`World.kitchen_view`), copies a template holding what never changes (per episode length and
@@ -56,6 +58,8 @@ class Observer:
         self._orders_at = self._locs_at + n_loc * self._loc_block
         self._id_at = self._orders_at + MAX_ACTIVE_ORDERS * self._order_block
         self.size = self._id_at + n_agents
+        self.state_size = self._id_at  # the kitchen without the observer's id: the centralised state
+        self.feature_names = self._names()
         # held item -> slot in the agent block ("nothing" and items outside the level share the last one)
         self._held_slot: dict[str | None, int] = {name: n_loc + i for i, name in enumerate(self.items)}
         self._held_slot[None] = n_loc + n_items
@@ -90,6 +94,25 @@ class Observer:
                              self._orders_at + s * self._order_block + n_dishes,
                              self._orders_at + s * self._order_block + n_dishes + 1)
                             for s in range(MAX_ACTIVE_ORDERS)]
+
+    def _names(self) -> tuple[str, ...]:
+        """One dotted name per vector entry, in layout order, so a reader (or a saliency plot) can
+        tell what entry k means for this level and team without counting blocks by hand."""
+        names = ["time", "interval"]
+        for a in range(self.n_agents):
+            names += [f"agent{a}.at.{loc}" for loc in self.locations]
+            names += [f"agent{a}.holds.{item}" for item in self.items]
+            names += [f"agent{a}.holds.nothing", f"agent{a}.busy"]
+        for loc in self.locations:
+            names += [f"{loc}.has.{item}" for item in self.items]
+            names += [f"{loc}.busy", f"{loc}.gettable"]
+        for slot in range(MAX_ACTIVE_ORDERS):
+            names += [f"order{slot}.dish.{dish}" for dish in self.dishes]
+            names += [f"order{slot}.lifetime", f"order{slot}.used"]
+        names += [f"id.agent{a}" for a in range(self.n_agents)]
+        if len(names) != self.size:  # the names are the layout's second description: they must agree
+            raise RuntimeError(f"{len(names)} feature names for {self.size} features")
+        return tuple(names)
 
     def encode(self, world: World, agent: int | None = None) -> np.ndarray:
         """The vector for `agent` (its id flag set), or without an id when `agent` is None."""

@@ -10,6 +10,11 @@ it is truncated after the level's step budget, and the last step's infos carry
 ``episode_counts`` (orders completed, failed, still active). The kitchen is encoded once per step
 and each agent's copy only gains its id flag.
 
+Masks are 0/1 int8, so ``env.action_space(agent).sample(mask=infos[agent]["action_mask"])`` works,
+here and through `pettingzoo.utils.parallel_to_aec`. For centralised training (MAPPO's critic,
+QMIX's mixer) `state()` is the kitchen vector without any agent's id, in `state_space`; the
+observer's `feature_names` say what every entry means.
+
 Example::
 
     env = CuisineParallelEnv("level_0", n_agents=2, tau=1.0)
@@ -30,11 +35,12 @@ from pettingzoo import ParallelEnv
 
 from cuisineworld import Level, World
 from cuisineworld.adapter.rl.core import KitchenCore
+from cuisineworld.adapter.rl.picture import draw
 from cuisineworld.adapter.rl.rewards import RewardFn
 
 
 class CuisineParallelEnv(ParallelEnv):
-    metadata: ClassVar[dict[str, Any]] = {"name": "cuisineworld_v0", "render_modes": ["ansi"],
+    metadata: ClassVar[dict[str, Any]] = {"name": "cuisineworld_v0", "render_modes": ["ansi", "rgb_array"],
                                           "is_parallelizable": True}
 
     def __init__(self, level: str | Level = "level_0", n_agents: int = 2, tau: float | Sequence[float] = 1.0,
@@ -43,6 +49,8 @@ class CuisineParallelEnv(ParallelEnv):
                  order: str = "agent", gamma: float = 0.99) -> None:
         if obs_type not in ("vector", "dict"):
             raise ValueError("obs_type must be 'vector' or 'dict'")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be None, 'ansi' or 'rgb_array', not {render_mode!r}")
         self.core = KitchenCore(level, n_agents, tau, seed, rules, max_steps, reward, order, gamma)
         self.table = self.core.table
         self.observer = self.core.observer
@@ -58,6 +66,7 @@ class CuisineParallelEnv(ParallelEnv):
         self.observation_spaces = {a: vector if obs_type == "vector" else spaces.Dict(
             {"observation": vector, "action_mask": mask}) for a in self.possible_agents}
         self.action_spaces: dict[str, spaces.Space[Any]] = {a: spaces.Discrete(self.table.size) for a in self.possible_agents}
+        self.state_space = spaces.Box(0.0, 1.0, shape=(self.observer.state_size,), dtype=np.float32)
 
     @property
     def world(self) -> World:
@@ -110,8 +119,25 @@ class CuisineParallelEnv(ParallelEnv):
             self.agents = []
         return observations, rewards, terminations, truncations, infos
 
-    def render(self) -> str | None:
-        return self.core.world.state_text() if self.render_mode == "ansi" else None
+    def state(self) -> np.ndarray:
+        """The whole kitchen for a centralised critic or mixer: the observation without the id block.
+
+        Every agent sees the full kitchen, so the state adds no hidden information; it exists so
+        MAPPO- and QMIX-style trainers get one team-wide input of a declared shape.
+
+        Example::
+
+            env.reset(seed=0)
+            env.state().shape == env.state_space.shape   # (observer.state_size,)
+        """
+        return self.core.observe()[:self.observer.state_size].copy()
+
+    def render(self) -> str | np.ndarray | None:
+        if self.render_mode == "ansi":
+            return self.core.world.state_text()
+        if self.render_mode == "rgb_array":
+            return draw(self.observer, self.state())
+        return None
 
     def close(self) -> None:
         """Nothing to release: the engine holds no outside resources."""

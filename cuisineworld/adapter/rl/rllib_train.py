@@ -13,8 +13,15 @@ A run folder, like the SB3 one:
 - ``checkpoint/``: the final RLlib checkpoint (play it with ``--model policy:DIR``);
 - ``checkpoints/rllib_<steps>_steps/``: one every ``checkpoint_every`` steps (each playable too);
 - ``policy.json`` (with ``backend: rllib`` and the module of each agent), ``progress.csv`` and
-  TensorBoard event files (one row per PPO iteration, the SB3 column names where they mean the
-  same: ``time/total_timesteps``, ``rollout/ep_rew_mean``, ``rollout/completion``, ...).
+  TensorBoard event files in the run folder (one row per PPO iteration, under SB3's column names
+  and signs so the two backends' curves compare: ``time/total_timesteps``, ``rollout/ep_rew_mean``,
+  ``rollout/completion``, ``train/policy_gradient_loss`` (RLlib's ``policy_loss``),
+  ``train/value_loss`` (its ``vf_loss``) and ``train/entropy_loss`` (minus its ``entropy``, as
+  SB3 logs it)).
+
+``--envs`` (``n_envs``) does not step several envs here: each env runner samples one env, and
+``n_envs * n_steps`` only sets the joint steps per iteration (the train batch); sampling spreads
+over ``env_runners`` Ray workers instead.
 
 Ray, its worker logs and its dashboard stay quiet: no dashboard, workers' output not forwarded,
 RLlib's loggers at warning. RLlib runs are seeded but not bit-identical between runs (RLlib's
@@ -45,7 +52,7 @@ FINAL_CHECKPOINT = "checkpoint"
 CHECKPOINT_PREFIX = "rllib_"
 MODULES_DIR = ("learner_group", "learner", "rl_module")  # where a checkpoint keeps the networks
 COLUMNS = ("time/iterations", "time/total_timesteps", "time/seconds", "rollout/ep_rew_mean", "rollout/ep_len_mean",
-           "rollout/completion", "rollout/completed", "train/policy_loss", "train/value_loss", "train/entropy",
+           "rollout/completion", "rollout/completed", "train/policy_gradient_loss", "train/value_loss", "train/entropy_loss",
            "train/learning_rate")
 
 
@@ -178,12 +185,16 @@ def _row(result: dict[str, Any], ids: list[str], seconds: float, config: TrainCo
         "rollout/ep_len_mean": runners.get("episode_len_mean"),
         "rollout/completion": runners.get("completion"),
         "rollout/completed": runners.get("completed"),
-        "train/policy_loss": mean("policy_loss"),
+        "train/policy_gradient_loss": mean("policy_loss"),
         "train/value_loss": mean("vf_loss"),
-        "train/entropy": mean("entropy"),
+        "train/entropy_loss": _negated(mean("entropy")),  # SB3 logs minus the entropy
         "train/learning_rate": config.learning_rate,
     }
     return {k: float(v) for k, v in row.items() if v is not None and v == v}
+
+
+def _negated(value: float | None) -> float | None:
+    return None if value is None else -value
 
 
 def _per(value: Any, agents: int) -> float | None:

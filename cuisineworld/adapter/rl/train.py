@@ -9,8 +9,9 @@ wrapper sits between trainer and env. A run writes into one folder:
 - ``model.zip``: the final policy (load it with ``--model policy:DIR/model.zip``);
 - ``policy.json``: what the policy was trained on (level, agents, rules, taus, reward, sizes), which
   the loader checks a session against before playing;
-- ``progress.csv`` and ``tb/`` (TensorBoard event files, when tensorboard is installed): the
-  learning curve, including ``rollout/completion`` (completed / all orders of each finished episode);
+- ``progress.csv`` and TensorBoard event files (``events.out.tfevents.*``, in the run folder
+  itself, when tensorboard is installed: ``tensorboard --logdir DIR``): the learning curve,
+  including ``rollout/completion`` (completed / all orders of each finished episode);
 - ``checkpoints/``: the policy every `checkpoint_every` steps.
 
 Needs the ``rl`` extra (torch CPU, stable-baselines3, sb3-contrib); imported only when training.

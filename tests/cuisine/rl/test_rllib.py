@@ -142,3 +142,14 @@ def test_per_agent_policies(tmp_path: Path):
                                  str(tmp_path / "rec"), "--model", f"policy:{tmp_path}?sample"])
     assert result.exit_code == 0, result.output
     assert len(list((tmp_path / "rec").glob("*.jsonl"))) == 1
+
+
+@pytest.mark.slow
+def test_rllib_loss_columns_use_the_sb3_names_and_signs(trained: Path):
+    with (trained / "progress.csv").open() as fh:
+        rows = list(csv.DictReader(fh))
+    last = rows[-1]
+    for column in ("train/policy_gradient_loss", "train/value_loss", "train/entropy_loss"):
+        assert last[column] != "", column
+    assert float(last["train/entropy_loss"]) < 0  # SB3 logs minus the entropy; RLlib's own "entropy" is positive
+    assert "train/policy_loss" not in last and "train/entropy" not in last

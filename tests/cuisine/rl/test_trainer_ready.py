@@ -73,7 +73,7 @@ def test_action_masks_are_flat_and_legal():
     rng = np.random.default_rng(0)
     for _ in range(60):
         flat = env.action_masks()
-        assert flat.shape == (2 * env.table.size,) and flat.dtype == bool
+        assert flat.shape == (2 * env.table.size,) and flat.dtype == np.int8
         rows = flat.reshape(2, -1)
         action = [int(rng.choice(np.flatnonzero(rows[a]))) for a in range(2)]
         _, _, _, truncated, info = env.step(action)

@@ -101,3 +101,12 @@ def test_trained_policy_plays_a_recorded_run(trained: Path, tmp_path: Path):
     result = runner.invoke(app, ["run", "--level", "level_1", "--agents", "2", "--out-dir", str(tmp_path),
                                  "--model", f"policy:{trained / 'model.zip'}"])
     assert result.exit_code == 2 and "trained on level_0 with 2 agents, not level_1" in result.output
+
+
+@pytest.mark.slow
+def test_loss_columns_are_the_ones_both_backends_write(trained: Path):
+    """SB3's loss names, which the RLlib backend writes too (test_rllib) and the training docs list."""
+    rows = _curve(trained)
+    for column in ("train/policy_gradient_loss", "train/value_loss", "train/entropy_loss", "rollout/completion"):
+        assert column in rows[-1], sorted(rows[-1])
+    assert float(rows[-1]["train/entropy_loss"]) < 0  # minus the entropy of a policy that still explores
