@@ -34,6 +34,8 @@ class Claims:
     fetching: dict[str, int] = field(default_factory=dict)
     dished: set[Pos] = field(default_factory=set)
     counters: set[Pos] = field(default_factory=set)
+    #: The chefs this planner commands; only their hands and jobs are counted on.
+    team: tuple[int, ...] = ()
 
     def add(self, kitchen: Kitchen, command: Command) -> None:
         station = kitchen.by_name.get(command.target or "")
@@ -61,14 +63,22 @@ class OvercookedPlanner:
         """Nothing carries over but the tie-breaking generator (seeded once, like the random policy)."""
 
     def act(self, session: OvercookedSession) -> list[str]:
+        return self.act_for(session, list(range(session.n_agents)))
+
+    def act_for(self, session: OvercookedSession, controlled: list[int]) -> list[str]:
+        """Commands for the chefs in `controlled` only (in that order). The others are someone
+        else's (a person, the BC proxy): their hands and moves are not counted on, so whatever
+        they leave undone is taken over, and nothing waits for them."""
         engine, kitchen = session.engine, session.kitchen
-        claims = Claims()
-        for task in engine.tasks:
+        team = tuple(sorted(set(controlled)))
+        claims = Claims(team=team)
+        for chef in team:
+            task = engine.tasks[chef]
             if task is not None and not task.command.primitive:
                 claims.add(kitchen, task.command)
         out: dict[int, str] = {}
         free = []
-        for chef in range(session.n_agents):
+        for chef in team:
             task = engine.tasks[chef]
             if task is not None and task.command.verb not in ("wait", "move_away") and not task.command.primitive:
                 out[chef] = str(task.command)
@@ -80,7 +90,7 @@ class OvercookedPlanner:
             command = self._choose(session, chef, claims)
             claims.add(kitchen, command)
             out[chef] = str(command)
-        return [out[chef] for chef in range(session.n_agents)]
+        return [out[chef] for chef in controlled]
 
     # ------------------------------------------------------------------ choosing
     def _choose(self, session: OvercookedSession, chef: int, claims: Claims) -> Command:
@@ -167,8 +177,8 @@ class OvercookedPlanner:
                 urgent += 1
             elif pot.cooking or pot.onions + claims.onions_for.get(pot_pos, 0) >= 3:
                 later += 1
-        spare = self._in_play(engine, "dish", chef) + claims.fetching.get("dish", 0)
-        spare -= sum(1 for c in range(engine.n) if engine.held(c) == "dish" and self._bound(engine, c, "fill_dish"))
+        spare = self._in_play(engine, "dish", chef, claims.team) + claims.fetching.get("dish", 0)
+        spare -= sum(1 for c in claims.team if engine.held(c) == "dish" and self._bound(engine, c, "fill_dish"))
         used = min(spare, urgent)
         return urgent - used, max(0, later - (spare - used))
 
@@ -183,20 +193,27 @@ class OvercookedPlanner:
                 lacking += 3 - pot.onions
             else:
                 busy += 1
-        spare = self._in_play(engine, "onion", chef) + claims.fetching.get("onion", 0)
+        spare = self._in_play(engine, "onion", chef, claims.team) + claims.fetching.get("onion", 0)
         need = lacking - spare
         ahead = min(PREFETCH, 3 * busy) - max(0, -need)
         return max(0, need), max(0, ahead)
 
     @staticmethod
-    def _in_play(engine: Engine, item: str, chef: int) -> int:
-        """Items of a kind already out: held by a chef, plus those left on counters when `chef`
+    def _in_play(engine: Engine, item: str, chef: int, team: tuple[int, ...]) -> int:
+        """Items of a kind already out: held by a chef of the team, plus those left on counters when `chef`
         would fetch from a dispenser (for a chef who picks up from counters they are its supply)."""
         kitchen = engine.kitchen
-        held = sum(1 for c in range(engine.n) if engine.held(c) == item)
-        here = engine.state.players[chef].position
+        held = sum(1 for c in team if engine.held(c) == item)
+        players = engine.state.players
         dispensers = kitchen.onion_dispensers if item == "onion" else kitchen.dish_dispensers
-        if any(kitchen.reaches(here, d) for d in dispensers):
+
+        def supplied(c: int) -> bool:
+            return any(kitchen.reaches(players[c].position, d) for d in dispensers)
+
+        # Counter items are a supply the whole team uses; beside a partner we do not command, only
+        # when a team-mate without a dispenser takes from counters (the partner may never do).
+        whole = len(team) == engine.n
+        if supplied(chef) and (whole or any(not supplied(c) for c in team if c != chef)):
             held += len(kitchen.counter_items(engine.state, item))
         return held
 
@@ -217,11 +234,34 @@ class OvercookedPlanner:
         here = state.players[chef].position
         stations = kitchen.pots if reach_pot else kitchen.serving
         if any(kitchen.reaches(here, s) for s in stations):
+            if len(claims.team) < session.n_agents and self._hands_wanted(session, chef):
+                return self._set_down(session, chef, claims)
             return self._stand_aside(session, chef)
         partners = [p.position for i, p in enumerate(state.players) if i != chef]
         shared = [c for c in kitchen.empty_counters(state) if c not in claims.counters and kitchen.reaches(here, c)
                   and any(kitchen.reaches(o, c) for o in partners)]
         best = kitchen.best_goal(state, chef, shared)
+        if best is None:
+            return self._stand_aside(session, chef)
+        return Command("place", chef, kitchen.names[best[0]])
+
+    @staticmethod
+    def _hands_wanted(session: OvercookedSession, chef: int) -> bool:
+        """Whether the item this chef holds keeps it from the work that waits: an onion while a
+        soup wants a dish, a dish while no soup cooks and a pot wants onions. Beside a partner we
+        do not command nobody else may do that work, so the item goes on a counter."""
+        kitchen, state = session.kitchen, session.engine.state
+        pots = [kitchen.pot(state, p) for p in kitchen.pots]
+        if session.engine.held(chef) == "onion":
+            return any(p.ready or p.cooking for p in pots)
+        return not any(p.ready or p.cooking for p in pots) and any(p.fillable for p in pots)
+
+    def _set_down(self, session: OvercookedSession, chef: int, claims: Claims) -> Command:
+        """Put the held item on the nearest empty counter (stand aside when there is none)."""
+        kitchen, state = session.kitchen, session.engine.state
+        here = state.players[chef].position
+        free = [c for c in kitchen.empty_counters(state) if c not in claims.counters and kitchen.reaches(here, c)]
+        best = kitchen.best_goal(state, chef, free)
         if best is None:
             return self._stand_aside(session, chef)
         return Command("place", chef, kitchen.names[best[0]])
