@@ -128,6 +128,8 @@ class OvercookedPlanner:
         if urgent > 0 and can("pickup_dish"):
             return Command("pickup_dish", chef)
         onions, prefetch = self._onion_need(engine, chef, claims)
+        if not self._counter_room(session, chef, claims):
+            onions = prefetch = 0
         if onions > 0 and can("pickup_onion"):
             return Command("pickup_onion", chef)
         if later > 0 and can("pickup_dish"):
@@ -203,17 +205,20 @@ class OvercookedPlanner:
         """Items of a kind already out: held by a chef of the team, plus those left on counters when `chef`
         would fetch from a dispenser (for a chef who picks up from counters they are its supply)."""
         kitchen = engine.kitchen
-        held = sum(1 for c in team if engine.held(c) == item)
         players = engine.state.players
+        # A chef who reaches no pot only supplies; what its partner holds, the partner must use.
+        supplier = not any(kitchen.reaches(players[chef].position, p) for p in kitchen.pots)
+        held = sum(1 for c in range(engine.n) if engine.held(c) == item and (c in team or supplier))
         dispensers = kitchen.onion_dispensers if item == "onion" else kitchen.dish_dispensers
 
         def supplied(c: int) -> bool:
             return any(kitchen.reaches(players[c].position, d) for d in dispensers)
 
         # Counter items are a supply the whole team uses; beside a partner we do not command, only
-        # when a team-mate without a dispenser takes from counters (the partner may never do).
+        # when some other chef has no dispenser and must take from counters (forced_coordination):
+        # what a partner with its own dispenser drops there may never be picked up again.
         whole = len(team) == engine.n
-        if supplied(chef) and (whole or any(not supplied(c) for c in team if c != chef)):
+        if supplied(chef) and (whole or any(not supplied(c) for c in range(engine.n) if c != chef)):
             held += len(kitchen.counter_items(engine.state, item))
         return held
 
@@ -244,6 +249,20 @@ class OvercookedPlanner:
         if best is None:
             return self._stand_aside(session, chef)
         return Command("place", chef, kitchen.names[best[0]])
+
+    @staticmethod
+    def _counter_room(session: OvercookedSession, chef: int, claims: Claims) -> bool:
+        """Whether a chef who hands onions over (it reaches no pot) may bring another: beside a
+        partner we do not command, one shared counter always stays free for a dish, since the
+        partner may leave onions lying there for a long time."""
+        kitchen, state = session.kitchen, session.engine.state
+        here = state.players[chef].position
+        if len(claims.team) == session.n_agents or any(kitchen.reaches(here, p) for p in kitchen.pots):
+            return True
+        others = [p.position for i, p in enumerate(state.players) if i != chef]
+        shared = [c for c in kitchen.empty_counters(state) if c not in claims.counters and kitchen.reaches(here, c)
+                  and any(kitchen.reaches(o, c) for o in others)]
+        return len(shared) >= 2
 
     @staticmethod
     def _hands_wanted(session: OvercookedSession, chef: int) -> bool:
