@@ -24,6 +24,11 @@ from overcooked_game.session import OvercookedSession
 DISH_SLACK = 4
 #: Onions fetched ahead for the next soup while every pot is busy (per team).
 PREFETCH = 2
+#: Beside a partner we do not command: once the partner has stood facing a chef (pushing into it)
+#: for this many decisions, the chef gives way...
+PUSH_AFTER = 2
+#: ... stepping away for this many timesteps, so the partner (who does not detour) can move on.
+YIELD_FOR = 3
 
 
 @dataclass
@@ -58,9 +63,15 @@ class OvercookedPlanner:
     def __init__(self, seed: int = 0) -> None:
         self.seed = seed
         self.rng = random.Random(seed)
+        self._yield_until: dict[int, int] = {}
+        self._last_seen: dict[int, tuple[Pos, tuple[int, int]]] = {}
+        self._pushes: dict[int, int] = {}
 
     def reset(self, session: OvercookedSession) -> None:
         """Nothing carries over but the tie-breaking generator (seeded once, like the random policy)."""
+        self._yield_until.clear()
+        self._last_seen.clear()
+        self._pushes.clear()
 
     def act(self, session: OvercookedSession) -> list[str]:
         return self.act_for(session, list(range(session.n_agents)))
@@ -80,7 +91,9 @@ class OvercookedPlanner:
         free = []
         for chef in team:
             task = engine.tasks[chef]
-            if task is not None and task.command.verb not in ("wait", "move_away") and not task.command.primitive:
+            if self._gives_way(engine, chef, len(team) < session.n_agents):
+                out[chef] = str(Command("move_away", chef))
+            elif task is not None and task.command.verb not in ("wait", "move_away") and not task.command.primitive:
                 out[chef] = str(task.command)
             else:
                 free.append(chef)
@@ -91,6 +104,25 @@ class OvercookedPlanner:
             claims.add(kitchen, command)
             out[chef] = str(command)
         return [out[chef] for chef in controlled]
+
+    def _gives_way(self, engine: Engine, chef: int, partnered: bool) -> bool:
+        """Whether `chef` steps aside now: beside a partner we do not command, a chef the partner
+        keeps pushing into backs off for a few timesteps (a person or the proxy does not detour,
+        so the two could stand nose to nose until the episode ends). Pushing into a chef that
+        merely waits on the partner, by contrast, costs nothing, so that alone is no reason."""
+        if not partnered:
+            return False
+        here = engine.state.players[chef].position
+        for other, player in enumerate(engine.state.players):
+            if other == chef:
+                continue
+            faced = (player.position[0] + player.orientation[0], player.position[1] + player.orientation[1])
+            pushing = faced == here and self._last_seen.get(other) == (player.position, player.orientation)
+            self._pushes[other] = self._pushes.get(other, 0) + 1 if pushing else 0
+            self._last_seen[other] = (player.position, player.orientation)
+            if self._pushes[other] >= PUSH_AFTER:
+                self._yield_until[chef] = engine.timestep + YIELD_FOR
+        return self._yield_until.get(chef, -1) > engine.timestep
 
     # ------------------------------------------------------------------ choosing
     def _choose(self, session: OvercookedSession, chef: int, claims: Claims) -> Command:
