@@ -19,6 +19,7 @@ from overcooked_game.commands import Command
 from overcooked_game.engine import Engine
 from overcooked_game.kitchen import Kitchen, Pos
 from overcooked_game.session import OvercookedSession
+from overcooked_game.steering import cost_to, step_toward
 
 #: Fetch a dish for a cooking pot once its soup is at most this many timesteps plus the trip away.
 DISH_SLACK = 4
@@ -158,17 +159,39 @@ class OvercookedPlanner:
             return Command("pickup_soup", chef)
         urgent, later = self._dish_need(engine, chef, claims)
         if urgent > 0 and can("pickup_dish"):
-            return Command("pickup_dish", chef)
+            return self._fetch(session, chef, "dish", claims)
         onions, prefetch = self._onion_need(engine, chef, claims)
         if not self._counter_room(session, chef, claims):
             onions = prefetch = 0
         if onions > 0 and can("pickup_onion"):
-            return Command("pickup_onion", chef)
+            return self._fetch(session, chef, "onion", claims)
         if later > 0 and can("pickup_dish"):
-            return Command("pickup_dish", chef)
+            return self._fetch(session, chef, "dish", claims)
         if prefetch > 0 and can("pickup_onion"):
-            return Command("pickup_onion", chef)
+            return self._fetch(session, chef, "onion", claims)
         return self._stand_aside(session, chef)
+
+    @staticmethod
+    def _fetch(session: OvercookedSession, chef: int, item: str, claims: Claims) -> Command:
+        """``pickup_<item>``; beside a partner we do not command, a step toward a copy the
+        partner left on a counter when that is no farther than the chef's own dispenser (the
+        command itself never takes from counters when a dispenser is in reach), unless some chef
+        has no such dispenser and lives on what is handed over."""
+        command = Command(f"pickup_{item}", chef)
+        if len(claims.team) == session.n_agents:
+            return command
+        kitchen, state = session.kitchen, session.engine.state
+        here = state.players[chef].position
+        lying = [c for c in kitchen.counter_items(state, item) if kitchen.reaches(here, c)]
+        every = kitchen.onion_dispensers if item == "onion" else kitchen.dish_dispensers
+        if any(not any(kitchen.reaches(p.position, d) for d in every) for p in state.players):
+            return command  # what lies on counters is a hand-over to a chef without a dispenser
+        dispensers = [d for d in every if kitchen.reaches(here, d)]
+        near, far = cost_to(kitchen, state, chef, lying), cost_to(kitchen, state, chef, dispensers)
+        if near is None or far is None or near > far:
+            return command
+        claims.fetching[item] = claims.fetching.get(item, 0) + 1
+        return step_toward(kitchen, state, chef, lying) or command
 
     # ------------------------------------------------------------------ pots
     def _pot_to_fill(self, engine: Engine, chef: int, claims: Claims) -> Pos | None:
