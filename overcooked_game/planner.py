@@ -19,12 +19,16 @@ from overcooked_game.commands import Command
 from overcooked_game.engine import Engine
 from overcooked_game.kitchen import Kitchen, Pos
 from overcooked_game.session import OvercookedSession
-from overcooked_game.steering import cost_to, step_toward
+from overcooked_game.steering import cost_to, side_cost, step_to, step_toward, via
 
 #: Fetch a dish for a cooking pot once its soup is at most this many timesteps plus the trip away.
 DISH_SLACK = 4
 #: Onions fetched ahead for the next soup while every pot is busy (per team).
 PREFETCH = 2
+#: Beside a partner we do not command: an onion this many timesteps or more from the pots...
+STASH_FROM = 7
+#: ... goes on a counter this close to the chef whose far side is this close to a pot.
+BRIDGE_SIDE = 3
 #: Beside a partner we do not command: once the partner has stood facing a chef (pushing into it)
 #: for this many decisions, the chef gives way...
 PUSH_AFTER = 2
@@ -139,7 +143,7 @@ class OvercookedPlanner:
         if held == "onion":
             pot = self._pot_to_fill(engine, chef, claims)
             if pot is not None:
-                return Command("put_onion", chef, engine.kitchen.names[pot])
+                return self._stash(session, chef, claims) or Command("put_onion", chef, engine.kitchen.names[pot])
             return self._hand_over_or_wait(session, chef, claims, reach_pot=True)
         return self._empty_handed(session, chef, claims)
 
@@ -187,11 +191,45 @@ class OvercookedPlanner:
         if any(not any(kitchen.reaches(p.position, d) for d in every) for p in state.players):
             return command  # what lies on counters is a hand-over to a chef without a dispenser
         dispensers = [d for d in every if kitchen.reaches(here, d)]
+        if item == "onion":  # judged by the whole trip: a counter between corridors has a far side
+            pots = [p for p in kitchen.pots if kitchen.pot(state, p).fillable] or list(kitchen.pots)
+            # (never from a side so far from the pots that the onion would be stashed again)
+            lie = via(kitchen, state, chef, lying, pots, max_onward=STASH_FROM - 1)
+            own = via(kitchen, state, chef, dispensers, pots)
+            if lie is None or own is None or lie[2] >= own[2]:
+                return command
+            claims.fetching[item] = claims.fetching.get(item, 0) + 1
+            return step_to(kitchen, state, chef, lie[1])
         near, far = cost_to(kitchen, state, chef, lying), cost_to(kitchen, state, chef, dispensers)
         if near is None or far is None or near > far:
             return command
         claims.fetching[item] = claims.fetching.get(item, 0) + 1
         return step_toward(kitchen, state, chef, lying) or command
+
+    @staticmethod
+    def _stash(session: OvercookedSession, chef: int, claims: Claims) -> Command | None:
+        """Beside a partner we do not command, an onion fetched far from the pots goes on a counter
+        that bridges to them (counter_circuit's island) while more are needed: the chef walks
+        round once and carries the batch over the counter, instead of walking round per onion."""
+        kitchen, state = session.kitchen, session.engine.state
+        if len(claims.team) == session.n_agents:
+            return None
+        if any(not any(kitchen.reaches(p.position, d) for d in kitchen.onion_dispensers) for p in state.players):
+            return None  # counters are the hand-overs of forced_coordination
+        fillable = [p for p in kitchen.pots if kitchen.pot(state, p).fillable]
+        direct = cost_to(kitchen, state, chef, fillable)
+        if direct is None or direct < STASH_FROM:
+            return None
+        here = state.players[chef].position
+        bridges = [c for c in kitchen.counters if kitchen.reaches(here, c)
+                   and (side_cost(kitchen, c, fillable) or STASH_FROM) <= BRIDGE_SIDE]
+        waiting = sum(1 for c in bridges if c in state.objects and state.objects[c].name == "onion")
+        needed = sum(3 - kitchen.pot(state, p).onions for p in fillable)
+        empty = [c for c in bridges if c not in state.objects and c not in claims.counters]
+        best = kitchen.best_goal(state, chef, empty)
+        if needed - waiting < 2 or best is None or best[2] > BRIDGE_SIDE or best[2] + BRIDGE_SIDE + 2 > direct:
+            return None
+        return Command("place", chef, kitchen.names[best[0]])
 
     # ------------------------------------------------------------------ pots
     def _pot_to_fill(self, engine: Engine, chef: int, claims: Claims) -> Pos | None:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from overcooked_game.commands import Command
-from overcooked_game.kitchen import DIRECTIONS, Kitchen, Pos
+from overcooked_game.kitchen import DIRECTIONS, Kitchen, Motion, Pos
 
 #: The primitive verb of each direction tuple of the package.
 _VERB_OF: dict[tuple[int, int], str] = dict(zip(DIRECTIONS, ("up", "down", "right", "left"), strict=True))
@@ -26,9 +26,12 @@ def step_toward(kitchen: Kitchen, state: Any, chef: int, stations: Sequence[Pos]
 
     Example: ``step_toward(kitchen, state, 0, [(2, 2)])`` → ``Command("left", 0)``."""
     best = kitchen.best_goal(state, chef, stations)
-    if best is None:
-        return None
-    _, goal, _ = best
+    return None if best is None else step_to(kitchen, state, chef, best[1])
+
+
+def step_to(kitchen: Kitchen, state: Any, chef: int, goal: Motion) -> Command:
+    """The primitive command that brings `chef` one timestep closer to standing at `goal` (a cell
+    and a facing), then ``interact``."""
     player = state.players[chef]
     if (player.position, player.orientation) == goal:
         return Command("interact", chef)
@@ -51,3 +54,36 @@ def cost_to(kitchen: Kitchen, state: Any, chef: int, stations: Sequence[Pos]) ->
     """Timesteps of the package planner's plan to act on the nearest of `stations` (None: unreachable)."""
     best = kitchen.best_goal(state, chef, stations)
     return None if best is None else best[2]
+
+
+def via(kitchen: Kitchen, state: Any, chef: int, stations: Sequence[Pos], then: Sequence[Pos],
+        max_onward: int | None = None) -> tuple[Pos, Motion, int] | None:
+    """The station of `stations`, and the side to use it from, that make the cheapest trip for
+    `chef` to it and on to act on one of `then` (an onion taken to a pot): a counter between two
+    corridors is cheap from one side and useless from the other. Sides farther than `max_onward`
+    from `then` are left out. None when no trip exists."""
+    player = state.players[chef]
+    start = (player.position, player.orientation)
+    taken = {p.position for i, p in enumerate(state.players) if i != chef}
+    plans = kitchen.mp.all_plans
+    ends = [g for t in then for g in kitchen.mp.motion_goals_for_pos.get(t, ())]
+    best: tuple[int, tuple[int, int], Pos, Motion] | None = None
+    for station in stations:
+        for goal in kitchen.mp.motion_goals_for_pos.get(station, ()):
+            there = plans.get((start, goal))
+            onward = [int(plans[(goal, end)][2]) for end in ends if (goal, end) in plans]
+            if there is None or not onward or (max_onward is not None and min(onward) > max_onward):
+                continue
+            key = (int(there[2]) + min(onward) + (3 if goal[0] in taken else 0), (station[1], station[0]), station, goal)
+            if best is None or key[:2] < best[:2]:
+                best = key
+    return None if best is None else (best[2], best[3], best[0])
+
+
+def side_cost(kitchen: Kitchen, station: Pos, then: Sequence[Pos]) -> int | None:
+    """The cheapest trip from standing at some side of `station` to acting on one of `then`."""
+    plans = kitchen.mp.all_plans
+    ends = [g for t in then for g in kitchen.mp.motion_goals_for_pos.get(t, ())]
+    costs = [int(plans[(goal, end)][2]) for goal in kitchen.mp.motion_goals_for_pos.get(station, ())
+             for end in ends if (goal, end) in plans]
+    return min(costs) if costs else None
