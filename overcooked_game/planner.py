@@ -173,7 +173,29 @@ class OvercookedPlanner:
             return self._fetch(session, chef, "dish", claims)
         if prefetch > 0 and can("pickup_onion"):
             return self._fetch(session, chef, "onion", claims)
-        return self._stand_aside(session, chef)
+        return self._clear_hand_over(session, chef, claims) or self._stand_aside(session, chef)
+
+    @staticmethod
+    def _clear_hand_over(session: OvercookedSession, chef: int, claims: Claims) -> Command | None:
+        """Beside a partner we do not command, a chef fed over counters (forced_coordination's pot
+        side) takes a dish it does not need yet off a shared counter, to set it down on its own
+        side: a partner who finds every shared counter taken may stand holding an onion for good."""
+        kitchen, state = session.kitchen, session.engine.state
+        if len(claims.team) == session.n_agents:
+            return None
+        here = state.players[chef].position
+        if any(kitchen.reaches(here, d) for d in (*kitchen.onion_dispensers, *kitchen.dish_dispensers)):
+            return None
+        if any(kitchen.pot(state, p).cooking or kitchen.pot(state, p).ready for p in kitchen.pots):
+            return None
+        others = [p.position for i, p in enumerate(state.players) if i != chef]
+        shared = [c for c in kitchen.counter_items(state, "dish") if kitchen.reaches(here, c)
+                  and any(kitchen.reaches(o, c) for o in others)]
+        private = [c for c in kitchen.empty_counters(state) if kitchen.reaches(here, c)
+                   and not any(kitchen.reaches(o, c) for o in others)]
+        if not shared or not private:
+            return None
+        return step_toward(kitchen, state, chef, shared)
 
     @staticmethod
     def _fetch(session: OvercookedSession, chef: int, item: str, claims: Claims) -> Command:
@@ -369,11 +391,14 @@ class OvercookedPlanner:
         return not any(p.ready or p.cooking for p in pots) and any(p.fillable for p in pots)
 
     def _set_down(self, session: OvercookedSession, chef: int, claims: Claims) -> Command:
-        """Put the held item on the nearest empty counter (stand aside when there is none)."""
+        """Put the held item on the nearest empty counter, one the partner cannot reach if any
+        (stand aside when there is none)."""
         kitchen, state = session.kitchen, session.engine.state
         here = state.players[chef].position
         free = [c for c in kitchen.empty_counters(state) if c not in claims.counters and kitchen.reaches(here, c)]
-        best = kitchen.best_goal(state, chef, free)
+        others = [p.position for i, p in enumerate(state.players) if i != chef]
+        private = [c for c in free if not any(kitchen.reaches(o, c) for o in others)]
+        best = kitchen.best_goal(state, chef, private or free)  # keep the hand-over counters free
         if best is None:
             return self._stand_aside(session, chef)
         return Command("place", chef, kitchen.names[best[0]])
