@@ -167,6 +167,8 @@ class OvercookedPlanner:
         onions, prefetch = self._onion_need(engine, chef, claims)
         if not self._counter_room(session, chef, claims):
             onions = prefetch = 0
+        if self._hands_to_partner(engine, chef, claims):
+            prefetch = 0  # an onion it cannot use yet may stay in the partner's hands while soups wait
         if onions > 0 and can("pickup_onion"):
             return self._fetch(session, chef, "onion", claims)
         if later > 0 and can("pickup_dish"):
@@ -285,6 +287,9 @@ class OvercookedPlanner:
         onions on their way arrive), less the dishes already held, fetched or left on counters."""
         kitchen, state = engine.kitchen, engine.state
         trip = self._trip(engine, chef, kitchen.dish_dispensers)
+        # A dish handed to a partner we do not command before any soup cooks may sit in its hands
+        # while the pots wait for the onions it can no longer carry.
+        handing = self._hands_to_partner(engine, chef, claims)
         urgent = later = 0
         for pot_pos in kitchen.pots:
             if pot_pos in claims.dished:
@@ -292,7 +297,7 @@ class OvercookedPlanner:
             pot = kitchen.pot(state, pot_pos)
             if pot.ready or (pot.cooking and pot.remaining <= trip + DISH_SLACK):
                 urgent += 1
-            elif pot.cooking or pot.onions + claims.onions_for.get(pot_pos, 0) >= 3:
+            elif pot.cooking or (pot.onions + claims.onions_for.get(pot_pos, 0) >= 3 and not handing):
                 later += 1
         spare = self._in_play(engine, "dish", chef, claims.team) + claims.fetching.get("dish", 0)
         spare -= sum(1 for c in claims.team if engine.held(c) == "dish" and self._bound(engine, c, "fill_dish"))
@@ -314,6 +319,12 @@ class OvercookedPlanner:
         need = lacking - spare
         ahead = min(PREFETCH, 3 * busy) - max(0, -need)
         return max(0, need), max(0, ahead)
+
+    @staticmethod
+    def _hands_to_partner(engine: Engine, chef: int, claims: Claims) -> bool:
+        """Whether `chef` reaches no pot and so only hands things to a partner we do not command."""
+        here = engine.state.players[chef].position
+        return len(claims.team) < engine.n and not any(engine.kitchen.reaches(here, p) for p in engine.kitchen.pots)
 
     @staticmethod
     def _in_play(engine: Engine, item: str, chef: int, team: tuple[int, ...]) -> int:
