@@ -41,8 +41,9 @@ class Task:
     command: Command
     started: int
     blocked: int = 0
-    #: A cell the chef is routing around (where its partner stood when they would have collided);
-    #: kept while someone still stands there, so the chef does not step back onto its old path.
+    #: A cell the chef is routing around (where a partner steering by primitives stood still when
+    #: they would have collided); kept while someone still stands there, so the chef does not step
+    #: back onto its old path. Two chefs under medium-level commands resolve it as before.
     avoid: Pos | None = None
 
 
@@ -256,9 +257,9 @@ class Engine:
                 step = self.kitchen.detour(positions[c], goal, {positions[other], nxt})
                 if step is not None and (positions[c][0] + step[0], positions[c][1] + step[1]) not in (positions[other], nxt):
                     actions[c] = step
-                    task = self.tasks[c]
-                    if task is not None and nxt == positions[other]:  # the other stays put: keep going around it
-                        task.avoid = positions[other]
+                    task, theirs = self.tasks[c], self.tasks[other]
+                    if task is not None and nxt == positions[other] and (theirs is None or theirs.command.primitive):
+                        task.avoid = positions[other]  # someone steering by hand stays put: keep going around
                     break
             else:
                 if goals[i] is not None and goals[j] is not None:  # head-on: one steps aside
