@@ -86,6 +86,9 @@ class OvercookedPlanner:
         else's (a person, the BC proxy): their hands and moves are not counted on, so whatever
         they leave undone is taken over, and nothing waits for them."""
         engine, kitchen = session.engine, session.kitchen
+        strays = [c for c in controlled if not 0 <= c < session.n_agents]
+        if strays:
+            raise ValueError(f"no chef{strays[0]} here: the chefs are chef0 to chef{session.n_agents - 1}")
         team = tuple(sorted(set(controlled)))
         claims = Claims(team=team)
         for chef in team:
