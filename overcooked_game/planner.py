@@ -8,6 +8,13 @@ Claims (what the partner holds, fetches or is heading to) keep the two from doin
 and an idle chef standing where its partner must pass steps away. When both chefs are free, a
 generator seeded at construction decides who chooses first; every other tie goes to the lower
 pot or counter number, so a seed fixes the episode.
+
+Beside a partner it does not command (``act_for``: a person, the BC proxy) it plans its own chefs
+only and counts on nothing the partner holds or does: it takes over what is left undone, sets down
+an item that keeps it from waiting work, picks up what the partner left on a counter when that is
+nearer than a dispenser, gives way when the partner keeps walking into it, batches onions over a
+counter that bridges two corridors, and, when the two are fed over counters, keeps a hand-over
+counter free and hands over only what the partner can use now.
 """
 
 from __future__ import annotations
@@ -15,25 +22,17 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+from overcooked_game import partnered
 from overcooked_game.commands import Command
 from overcooked_game.engine import Engine
 from overcooked_game.kitchen import Kitchen, Pos
+from overcooked_game.partnered import GivingWay
 from overcooked_game.session import OvercookedSession
-from overcooked_game.steering import cost_to, side_cost, step_to, step_toward, via
 
 #: Fetch a dish for a cooking pot once its soup is at most this many timesteps plus the trip away.
 DISH_SLACK = 4
 #: Onions fetched ahead for the next soup while every pot is busy (per team).
 PREFETCH = 2
-#: Beside a partner we do not command: an onion this many timesteps or more from the pots...
-STASH_FROM = 7
-#: ... goes on a counter this close to the chef whose far side is this close to a pot.
-BRIDGE_SIDE = 3
-#: Beside a partner we do not command: once the partner has stood facing a chef (pushing into it)
-#: for this many decisions, the chef gives way...
-PUSH_AFTER = 2
-#: ... stepping away for this many timesteps, so the partner (who does not detour) can move on.
-YIELD_FOR = 3
 
 
 @dataclass
@@ -68,15 +67,11 @@ class OvercookedPlanner:
     def __init__(self, seed: int = 0) -> None:
         self.seed = seed
         self.rng = random.Random(seed)
-        self._yield_until: dict[int, int] = {}
-        self._last_seen: dict[int, tuple[Pos, tuple[int, int]]] = {}
-        self._pushes: dict[int, int] = {}
+        self.giving_way = GivingWay()
 
     def reset(self, session: OvercookedSession) -> None:
         """Nothing carries over but the tie-breaking generator (seeded once, like the random policy)."""
-        self._yield_until.clear()
-        self._last_seen.clear()
-        self._pushes.clear()
+        self.giving_way.reset()
 
     def act(self, session: OvercookedSession) -> list[str]:
         return self.act_for(session, list(range(session.n_agents)))
@@ -95,11 +90,14 @@ class OvercookedPlanner:
             task = engine.tasks[chef]
             if task is not None and not task.command.primitive:
                 claims.add(kitchen, task.command)
+        beside = len(team) < session.n_agents  # someone else plays the other chefs
+        if beside:
+            self.giving_way.watch(engine, team)
         out: dict[int, str] = {}
         free = []
         for chef in team:
             task = engine.tasks[chef]
-            if self._gives_way(engine, chef, len(team) < session.n_agents):
+            if beside and self.giving_way.gives_way(engine, chef):
                 out[chef] = str(Command("move_away", chef))
             elif task is not None and task.command.verb not in ("wait", "move_away") and not task.command.primitive:
                 out[chef] = str(task.command)
@@ -112,25 +110,6 @@ class OvercookedPlanner:
             claims.add(kitchen, command)
             out[chef] = str(command)
         return [out[chef] for chef in controlled]
-
-    def _gives_way(self, engine: Engine, chef: int, partnered: bool) -> bool:
-        """Whether `chef` steps aside now: beside a partner we do not command, a chef the partner
-        keeps pushing into backs off for a few timesteps (a person or the proxy does not detour,
-        so the two could stand nose to nose until the episode ends). Pushing into a chef that
-        merely waits on the partner, by contrast, costs nothing, so that alone is no reason."""
-        if not partnered:
-            return False
-        here = engine.state.players[chef].position
-        for other, player in enumerate(engine.state.players):
-            if other == chef:
-                continue
-            faced = (player.position[0] + player.orientation[0], player.position[1] + player.orientation[1])
-            pushing = faced == here and self._last_seen.get(other) == (player.position, player.orientation)
-            self._pushes[other] = self._pushes.get(other, 0) + 1 if pushing else 0
-            self._last_seen[other] = (player.position, player.orientation)
-            if self._pushes[other] >= PUSH_AFTER:
-                self._yield_until[chef] = engine.timestep + YIELD_FOR
-        return self._yield_until.get(chef, -1) > engine.timestep
 
     # ------------------------------------------------------------------ choosing
     def _choose(self, session: OvercookedSession, chef: int, claims: Claims) -> Command:
@@ -146,7 +125,7 @@ class OvercookedPlanner:
         if held == "onion":
             pot = self._pot_to_fill(engine, chef, claims)
             if pot is not None:
-                return self._stash(session, chef, claims) or Command("put_onion", chef, engine.kitchen.names[pot])
+                return partnered.stash(session, chef, claims) or Command("put_onion", chef, engine.kitchen.names[pot])
             return self._hand_over_or_wait(session, chef, claims, reach_pot=True)
         return self._empty_handed(session, chef, claims)
 
@@ -166,97 +145,19 @@ class OvercookedPlanner:
             return Command("pickup_soup", chef)
         urgent, later = self._dish_need(engine, chef, claims)
         if urgent > 0 and can("pickup_dish"):
-            return self._fetch(session, chef, "dish", claims)
+            return partnered.fetch(session, chef, "dish", claims)
         onions, prefetch = self._onion_need(engine, chef, claims)
-        if not self._counter_room(session, chef, claims):
+        if not partnered.counter_room(session, chef, claims):
             onions = prefetch = 0
-        if self._hands_to_partner(engine, chef, claims):
+        if partnered.hands_to_partner(engine, chef, claims):
             prefetch = 0  # an onion it cannot use yet may stay in the partner's hands while soups wait
         if onions > 0 and can("pickup_onion"):
-            return self._fetch(session, chef, "onion", claims)
+            return partnered.fetch(session, chef, "onion", claims)
         if later > 0 and can("pickup_dish"):
-            return self._fetch(session, chef, "dish", claims)
+            return partnered.fetch(session, chef, "dish", claims)
         if prefetch > 0 and can("pickup_onion"):
-            return self._fetch(session, chef, "onion", claims)
-        return self._clear_hand_over(session, chef, claims) or self._stand_aside(session, chef)
-
-    @staticmethod
-    def _clear_hand_over(session: OvercookedSession, chef: int, claims: Claims) -> Command | None:
-        """Beside a partner we do not command, a chef fed over counters (forced_coordination's pot
-        side) takes a dish it does not need yet off a shared counter, to set it down on its own
-        side: a partner who finds every shared counter taken may stand holding an onion for good."""
-        kitchen, state = session.kitchen, session.engine.state
-        if len(claims.team) == session.n_agents:
-            return None
-        here = state.players[chef].position
-        if any(kitchen.reaches(here, d) for d in (*kitchen.onion_dispensers, *kitchen.dish_dispensers)):
-            return None
-        if any(kitchen.pot(state, p).cooking or kitchen.pot(state, p).ready for p in kitchen.pots):
-            return None
-        others = [p.position for i, p in enumerate(state.players) if i != chef]
-        shared = [c for c in kitchen.counter_items(state, "dish") if kitchen.reaches(here, c)
-                  and any(kitchen.reaches(o, c) for o in others)]
-        private = [c for c in kitchen.empty_counters(state) if kitchen.reaches(here, c)
-                   and not any(kitchen.reaches(o, c) for o in others)]
-        if not shared or not private:
-            return None
-        return step_toward(kitchen, state, chef, shared)
-
-    @staticmethod
-    def _fetch(session: OvercookedSession, chef: int, item: str, claims: Claims) -> Command:
-        """``pickup_<item>``; beside a partner we do not command, a step toward a copy the
-        partner left on a counter when that is no farther than the chef's own dispenser (the
-        command itself never takes from counters when a dispenser is in reach), unless some chef
-        has no such dispenser and lives on what is handed over."""
-        command = Command(f"pickup_{item}", chef)
-        if len(claims.team) == session.n_agents:
-            return command
-        kitchen, state = session.kitchen, session.engine.state
-        here = state.players[chef].position
-        lying = [c for c in kitchen.counter_items(state, item) if kitchen.reaches(here, c)]
-        every = kitchen.onion_dispensers if item == "onion" else kitchen.dish_dispensers
-        if any(not any(kitchen.reaches(p.position, d) for d in every) for p in state.players):
-            return command  # what lies on counters is a hand-over to a chef without a dispenser
-        dispensers = [d for d in every if kitchen.reaches(here, d)]
-        if item == "onion":  # judged by the whole trip: a counter between corridors has a far side
-            pots = [p for p in kitchen.pots if kitchen.pot(state, p).fillable] or list(kitchen.pots)
-            # (never from a side so far from the pots that the onion would be stashed again)
-            lie = via(kitchen, state, chef, lying, pots, max_onward=STASH_FROM - 1)
-            own = via(kitchen, state, chef, dispensers, pots)
-            if lie is None or own is None or lie[2] >= own[2]:
-                return command
-            claims.fetching[item] = claims.fetching.get(item, 0) + 1
-            return step_to(kitchen, state, chef, lie[1])
-        near, far = cost_to(kitchen, state, chef, lying), cost_to(kitchen, state, chef, dispensers)
-        if near is None or far is None or near > far:
-            return command
-        claims.fetching[item] = claims.fetching.get(item, 0) + 1
-        return step_toward(kitchen, state, chef, lying) or command
-
-    @staticmethod
-    def _stash(session: OvercookedSession, chef: int, claims: Claims) -> Command | None:
-        """Beside a partner we do not command, an onion fetched far from the pots goes on a counter
-        that bridges to them (counter_circuit's island) while more are needed: the chef walks
-        round once and carries the batch over the counter, instead of walking round per onion."""
-        kitchen, state = session.kitchen, session.engine.state
-        if len(claims.team) == session.n_agents:
-            return None
-        if any(not any(kitchen.reaches(p.position, d) for d in kitchen.onion_dispensers) for p in state.players):
-            return None  # counters are the hand-overs of forced_coordination
-        fillable = [p for p in kitchen.pots if kitchen.pot(state, p).fillable]
-        direct = cost_to(kitchen, state, chef, fillable)
-        if direct is None or direct < STASH_FROM:
-            return None
-        here = state.players[chef].position
-        bridges = [c for c in kitchen.counters if kitchen.reaches(here, c)
-                   and (side_cost(kitchen, c, fillable) or STASH_FROM) <= BRIDGE_SIDE]
-        waiting = sum(1 for c in bridges if c in state.objects and state.objects[c].name == "onion")
-        needed = sum(3 - kitchen.pot(state, p).onions for p in fillable)
-        empty = [c for c in bridges if c not in state.objects and c not in claims.counters]
-        best = kitchen.best_goal(state, chef, empty)
-        if needed - waiting < 2 or best is None or best[2] > BRIDGE_SIDE or best[2] + BRIDGE_SIDE + 2 > direct:
-            return None
-        return Command("place", chef, kitchen.names[best[0]])
+            return partnered.fetch(session, chef, "onion", claims)
+        return partnered.clear_hand_over(session, chef, claims) or self._stand_aside(session, chef)
 
     # ------------------------------------------------------------------ pots
     def _pot_to_fill(self, engine: Engine, chef: int, claims: Claims) -> Pos | None:
@@ -292,7 +193,7 @@ class OvercookedPlanner:
         trip = self._trip(engine, chef, kitchen.dish_dispensers)
         # A dish handed to a partner we do not command before any soup cooks may sit in its hands
         # while the pots wait for the onions it can no longer carry.
-        handing = self._hands_to_partner(engine, chef, claims)
+        handing = partnered.hands_to_partner(engine, chef, claims)
         urgent = later = 0
         for pot_pos in kitchen.pots:
             if pot_pos in claims.dished:
@@ -322,12 +223,6 @@ class OvercookedPlanner:
         need = lacking - spare
         ahead = min(PREFETCH, 3 * busy) - max(0, -need)
         return max(0, need), max(0, ahead)
-
-    @staticmethod
-    def _hands_to_partner(engine: Engine, chef: int, claims: Claims) -> bool:
-        """Whether `chef` reaches no pot and so only hands things to a partner we do not command."""
-        here = engine.state.players[chef].position
-        return len(claims.team) < engine.n and not any(engine.kitchen.reaches(here, p) for p in engine.kitchen.pots)
 
     @staticmethod
     def _in_play(engine: Engine, item: str, chef: int, team: tuple[int, ...]) -> int:
@@ -368,51 +263,13 @@ class OvercookedPlanner:
         here = state.players[chef].position
         stations = kitchen.pots if reach_pot else kitchen.serving
         if any(kitchen.reaches(here, s) for s in stations):
-            if len(claims.team) < session.n_agents and self._hands_wanted(session, chef):
-                return self._set_down(session, chef, claims)
+            if len(claims.team) < session.n_agents and partnered.hands_wanted(session, chef):
+                return partnered.set_down(session, chef, claims) or self._stand_aside(session, chef)
             return self._stand_aside(session, chef)
         partners = [p.position for i, p in enumerate(state.players) if i != chef]
         shared = [c for c in kitchen.empty_counters(state) if c not in claims.counters and kitchen.reaches(here, c)
                   and any(kitchen.reaches(o, c) for o in partners)]
         best = kitchen.best_goal(state, chef, shared)
-        if best is None:
-            return self._stand_aside(session, chef)
-        return Command("place", chef, kitchen.names[best[0]])
-
-    @staticmethod
-    def _counter_room(session: OvercookedSession, chef: int, claims: Claims) -> bool:
-        """Whether a chef who hands onions over (it reaches no pot) may bring another: beside a
-        partner we do not command, one shared counter always stays free for a dish, since the
-        partner may leave onions lying there for a long time."""
-        kitchen, state = session.kitchen, session.engine.state
-        here = state.players[chef].position
-        if len(claims.team) == session.n_agents or any(kitchen.reaches(here, p) for p in kitchen.pots):
-            return True
-        others = [p.position for i, p in enumerate(state.players) if i != chef]
-        shared = [c for c in kitchen.empty_counters(state) if c not in claims.counters and kitchen.reaches(here, c)
-                  and any(kitchen.reaches(o, c) for o in others)]
-        return len(shared) >= 2
-
-    @staticmethod
-    def _hands_wanted(session: OvercookedSession, chef: int) -> bool:
-        """Whether the item this chef holds keeps it from the work that waits: an onion while a
-        soup wants a dish, a dish while no soup cooks and a pot wants onions. Beside a partner we
-        do not command nobody else may do that work, so the item goes on a counter."""
-        kitchen, state = session.kitchen, session.engine.state
-        pots = [kitchen.pot(state, p) for p in kitchen.pots]
-        if session.engine.held(chef) == "onion":
-            return any(p.ready or p.cooking for p in pots)
-        return not any(p.ready or p.cooking for p in pots) and any(p.fillable for p in pots)
-
-    def _set_down(self, session: OvercookedSession, chef: int, claims: Claims) -> Command:
-        """Put the held item on the nearest empty counter, one the partner cannot reach if any
-        (stand aside when there is none)."""
-        kitchen, state = session.kitchen, session.engine.state
-        here = state.players[chef].position
-        free = [c for c in kitchen.empty_counters(state) if c not in claims.counters and kitchen.reaches(here, c)]
-        others = [p.position for i, p in enumerate(state.players) if i != chef]
-        private = [c for c in free if not any(kitchen.reaches(o, c) for o in others)]
-        best = kitchen.best_goal(state, chef, private or free)  # keep the hand-over counters free
         if best is None:
             return self._stand_aside(session, chef)
         return Command("place", chef, kitchen.names[best[0]])

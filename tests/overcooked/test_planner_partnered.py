@@ -14,7 +14,8 @@ import pytest
 from mindagent.core import registry as domains
 from mindagent.core.capabilities import ActsFor, policy_commands
 from mindagent.core.spec import GameSpec
-from overcooked_game.planner import PUSH_AFTER, OvercookedPlanner
+from overcooked_game.partnered import PUSH_AFTER
+from overcooked_game.planner import OvercookedPlanner
 from overcooked_game.session import OvercookedSession
 
 Partner = Callable[[OvercookedSession, int, int], str]
