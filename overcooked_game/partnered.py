@@ -25,8 +25,8 @@ if TYPE_CHECKING:
 STASH_FROM = 7
 #: ... goes on a counter this close to the chef whose far side is this close to a pot.
 BRIDGE_SIDE = 3
-#: Once the partner has stood facing a chef (pushing into it) for this many decisions, the chef
-#: gives way...
+#: Once the partner has stood facing a busy chef (pushing into it) for this many decisions, the
+#: chef gives way (an idle one at the first push: stepping aside costs it nothing)...
 PUSH_AFTER = 2
 #: ... stepping away for this many timesteps, so the partner (who does not detour) can move on.
 YIELD_FOR = 3
@@ -58,8 +58,10 @@ class GivingWay:
             still = self._last_seen.get(other) == (player.position, player.orientation)
             self._pushes[other] = self._pushes.get(other, 0) + 1 if pushed and still else 0
             self._last_seen[other] = (player.position, player.orientation)
-            if self._pushes[other] >= PUSH_AFTER:
-                for chef in pushed:
+            for chef in pushed:
+                task = engine.tasks[chef]
+                idle = task is None or task.command.verb == "wait"
+                if self._pushes[other] >= (1 if idle else PUSH_AFTER):
                     self._until[chef] = engine.timestep + YIELD_FOR
 
     def gives_way(self, engine: Engine, chef: int) -> bool:
