@@ -135,8 +135,8 @@ def stash(session: OvercookedSession, chef: int, claims: Claims) -> Command | No
     if direct is None or direct < STASH_FROM:
         return None
     here = state.players[chef].position
-    bridges = [c for c in kitchen.counters if kitchen.reaches(here, c)
-               and (side_cost(kitchen, c, fillable) or STASH_FROM) <= BRIDGE_SIDE]
+    far_sides = {c: side_cost(kitchen, c, fillable) for c in kitchen.counters if kitchen.reaches(here, c)}
+    bridges = [c for c, cost in far_sides.items() if cost is not None and cost <= BRIDGE_SIDE]
     waiting = sum(1 for c in bridges if c in state.objects and state.objects[c].name == "onion")
     needed = sum(3 - kitchen.pot(state, p).onions for p in fillable)
     empty = [c for c in bridges if c not in state.objects and c not in claims.counters]
