@@ -41,6 +41,10 @@ class Task:
     command: Command
     started: int
     blocked: int = 0
+    #: A cell the chef is routing around (where a partner steering by primitives stood still when
+    #: they would have collided); kept while someone still stands there, so the chef does not step
+    #: back onto its old path. Two chefs under medium-level commands resolve it as before.
+    avoid: Pos | None = None
 
 
 @dataclass(slots=True)
@@ -215,6 +219,12 @@ class Engine:
             if verb == "fill_dish" and not self.kitchen.pot(self.state, station).ready:
                 return STAY, None  # standing at the pot, dish in hand, until the soup is done
             return INTERACT, None
+        assert task is not None
+        if task.avoid is not None and task.avoid in positions and task.avoid != goal[0]:
+            step = self.kitchen.detour(player.position, goal[0], {task.avoid})
+            if step is not None:
+                return step, goal[0]
+        task.avoid = None
         return self.kitchen.first_action(self.state, chef, goal), goal[0]
 
     def _away(self, chef: int, positions: list[Pos]) -> Any:
@@ -247,6 +257,9 @@ class Engine:
                 step = self.kitchen.detour(positions[c], goal, {positions[other], nxt})
                 if step is not None and (positions[c][0] + step[0], positions[c][1] + step[1]) not in (positions[other], nxt):
                     actions[c] = step
+                    task, theirs = self.tasks[c], self.tasks[other]
+                    if task is not None and nxt == positions[other] and (theirs is None or theirs.command.primitive):
+                        task.avoid = positions[other]  # someone steering by hand stays put: keep going around
                     break
             else:
                 if goals[i] is not None and goals[j] is not None:  # head-on: one steps aside

@@ -8,6 +8,13 @@ Claims (what the partner holds, fetches or is heading to) keep the two from doin
 and an idle chef standing where its partner must pass steps away. When both chefs are free, a
 generator seeded at construction decides who chooses first; every other tie goes to the lower
 pot or counter number, so a seed fixes the episode.
+
+Beside a partner it does not command (``act_for``: a person, the BC proxy) it plans its own chefs
+only and counts on nothing the partner holds or does: it takes over what is left undone, sets down
+an item that keeps it from waiting work, picks up what the partner left on a counter when that is
+nearer than a dispenser, gives way when the partner keeps walking into it, batches onions over a
+counter that bridges two corridors, and, when the two are fed over counters, keeps a hand-over
+counter free and hands over only what the partner can use now.
 """
 
 from __future__ import annotations
@@ -15,9 +22,11 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
+from overcooked_game import partnered
 from overcooked_game.commands import Command
 from overcooked_game.engine import Engine
 from overcooked_game.kitchen import Kitchen, Pos
+from overcooked_game.partnered import GivingWay
 from overcooked_game.session import OvercookedSession
 
 #: Fetch a dish for a cooking pot once its soup is at most this many timesteps plus the trip away.
@@ -34,6 +43,8 @@ class Claims:
     fetching: dict[str, int] = field(default_factory=dict)
     dished: set[Pos] = field(default_factory=set)
     counters: set[Pos] = field(default_factory=set)
+    #: The chefs this planner commands; only their hands and jobs are counted on.
+    team: tuple[int, ...] = ()
 
     def add(self, kitchen: Kitchen, command: Command) -> None:
         station = kitchen.by_name.get(command.target or "")
@@ -56,21 +67,39 @@ class OvercookedPlanner:
     def __init__(self, seed: int = 0) -> None:
         self.seed = seed
         self.rng = random.Random(seed)
+        self.giving_way = GivingWay()
 
     def reset(self, session: OvercookedSession) -> None:
         """Nothing carries over but the tie-breaking generator (seeded once, like the random policy)."""
+        self.giving_way.reset()
 
     def act(self, session: OvercookedSession) -> list[str]:
+        return self.act_for(session, list(range(session.n_agents)))
+
+    def act_for(self, session: OvercookedSession, controlled: list[int]) -> list[str]:
+        """Commands for the chefs in `controlled` only (in that order). The others are someone
+        else's (a person, the BC proxy): their hands and moves are not counted on, so whatever
+        they leave undone is taken over, and nothing waits for them."""
         engine, kitchen = session.engine, session.kitchen
-        claims = Claims()
-        for task in engine.tasks:
+        strays = [c for c in controlled if not 0 <= c < session.n_agents]
+        if strays:
+            raise ValueError(f"no chef{strays[0]} here: the chefs are chef0 to chef{session.n_agents - 1}")
+        team = tuple(sorted(set(controlled)))
+        claims = Claims(team=team)
+        for chef in team:
+            task = engine.tasks[chef]
             if task is not None and not task.command.primitive:
                 claims.add(kitchen, task.command)
+        beside = len(team) < session.n_agents  # someone else plays the other chefs
+        if beside:
+            self.giving_way.watch(engine, team)
         out: dict[int, str] = {}
         free = []
-        for chef in range(session.n_agents):
+        for chef in team:
             task = engine.tasks[chef]
-            if task is not None and task.command.verb not in ("wait", "move_away") and not task.command.primitive:
+            if beside and self.giving_way.gives_way(engine, chef):
+                out[chef] = str(Command("move_away", chef))
+            elif task is not None and task.command.verb not in ("wait", "move_away") and not task.command.primitive:
                 out[chef] = str(task.command)
             else:
                 free.append(chef)
@@ -80,7 +109,7 @@ class OvercookedPlanner:
             command = self._choose(session, chef, claims)
             claims.add(kitchen, command)
             out[chef] = str(command)
-        return [out[chef] for chef in range(session.n_agents)]
+        return [out[chef] for chef in controlled]
 
     # ------------------------------------------------------------------ choosing
     def _choose(self, session: OvercookedSession, chef: int, claims: Claims) -> Command:
@@ -96,7 +125,7 @@ class OvercookedPlanner:
         if held == "onion":
             pot = self._pot_to_fill(engine, chef, claims)
             if pot is not None:
-                return Command("put_onion", chef, engine.kitchen.names[pot])
+                return partnered.stash(session, chef, claims) or Command("put_onion", chef, engine.kitchen.names[pot])
             return self._hand_over_or_wait(session, chef, claims, reach_pot=True)
         return self._empty_handed(session, chef, claims)
 
@@ -116,15 +145,19 @@ class OvercookedPlanner:
             return Command("pickup_soup", chef)
         urgent, later = self._dish_need(engine, chef, claims)
         if urgent > 0 and can("pickup_dish"):
-            return Command("pickup_dish", chef)
+            return partnered.fetch(session, chef, "dish", claims)
         onions, prefetch = self._onion_need(engine, chef, claims)
+        if not partnered.counter_room(session, chef, claims):
+            onions = prefetch = 0
+        if partnered.hands_to_partner(engine, chef, claims):
+            prefetch = 0  # an onion it cannot use yet may stay in the partner's hands while soups wait
         if onions > 0 and can("pickup_onion"):
-            return Command("pickup_onion", chef)
+            return partnered.fetch(session, chef, "onion", claims)
         if later > 0 and can("pickup_dish"):
-            return Command("pickup_dish", chef)
+            return partnered.fetch(session, chef, "dish", claims)
         if prefetch > 0 and can("pickup_onion"):
-            return Command("pickup_onion", chef)
-        return self._stand_aside(session, chef)
+            return partnered.fetch(session, chef, "onion", claims)
+        return partnered.clear_hand_over(session, chef, claims) or self._stand_aside(session, chef)
 
     # ------------------------------------------------------------------ pots
     def _pot_to_fill(self, engine: Engine, chef: int, claims: Claims) -> Pos | None:
@@ -158,6 +191,9 @@ class OvercookedPlanner:
         onions on their way arrive), less the dishes already held, fetched or left on counters."""
         kitchen, state = engine.kitchen, engine.state
         trip = self._trip(engine, chef, kitchen.dish_dispensers)
+        # A dish handed to a partner we do not command before any soup cooks may sit in its hands
+        # while the pots wait for the onions it can no longer carry.
+        handing = partnered.hands_to_partner(engine, chef, claims)
         urgent = later = 0
         for pot_pos in kitchen.pots:
             if pot_pos in claims.dished:
@@ -165,10 +201,10 @@ class OvercookedPlanner:
             pot = kitchen.pot(state, pot_pos)
             if pot.ready or (pot.cooking and pot.remaining <= trip + DISH_SLACK):
                 urgent += 1
-            elif pot.cooking or pot.onions + claims.onions_for.get(pot_pos, 0) >= 3:
+            elif pot.cooking or (pot.onions + claims.onions_for.get(pot_pos, 0) >= 3 and not handing):
                 later += 1
-        spare = self._in_play(engine, "dish", chef) + claims.fetching.get("dish", 0)
-        spare -= sum(1 for c in range(engine.n) if engine.held(c) == "dish" and self._bound(engine, c, "fill_dish"))
+        spare = self._in_play(engine, "dish", chef, claims.team) + claims.fetching.get("dish", 0)
+        spare -= sum(1 for c in claims.team if engine.held(c) == "dish" and self._bound(engine, c, "fill_dish"))
         used = min(spare, urgent)
         return urgent - used, max(0, later - (spare - used))
 
@@ -183,20 +219,30 @@ class OvercookedPlanner:
                 lacking += 3 - pot.onions
             else:
                 busy += 1
-        spare = self._in_play(engine, "onion", chef) + claims.fetching.get("onion", 0)
+        spare = self._in_play(engine, "onion", chef, claims.team) + claims.fetching.get("onion", 0)
         need = lacking - spare
         ahead = min(PREFETCH, 3 * busy) - max(0, -need)
         return max(0, need), max(0, ahead)
 
     @staticmethod
-    def _in_play(engine: Engine, item: str, chef: int) -> int:
-        """Items of a kind already out: held by a chef, plus those left on counters when `chef`
+    def _in_play(engine: Engine, item: str, chef: int, team: tuple[int, ...]) -> int:
+        """Items of a kind already out: held by a chef of the team, plus those left on counters when `chef`
         would fetch from a dispenser (for a chef who picks up from counters they are its supply)."""
         kitchen = engine.kitchen
-        held = sum(1 for c in range(engine.n) if engine.held(c) == item)
-        here = engine.state.players[chef].position
+        players = engine.state.players
+        # A chef who reaches no pot only supplies; what its partner holds, the partner must use.
+        supplier = not any(kitchen.reaches(players[chef].position, p) for p in kitchen.pots)
+        held = sum(1 for c in range(engine.n) if engine.held(c) == item and (c in team or supplier))
         dispensers = kitchen.onion_dispensers if item == "onion" else kitchen.dish_dispensers
-        if any(kitchen.reaches(here, d) for d in dispensers):
+
+        def supplied(c: int) -> bool:
+            return any(kitchen.reaches(players[c].position, d) for d in dispensers)
+
+        # Counter items are a supply the whole team uses; beside a partner we do not command, only
+        # when some other chef has no dispenser and must take from counters (forced_coordination):
+        # what a partner with its own dispenser drops there may never be picked up again.
+        whole = len(team) == engine.n
+        if supplied(chef) and (whole or any(not supplied(c) for c in range(engine.n) if c != chef)):
             held += len(kitchen.counter_items(engine.state, item))
         return held
 
@@ -217,6 +263,8 @@ class OvercookedPlanner:
         here = state.players[chef].position
         stations = kitchen.pots if reach_pot else kitchen.serving
         if any(kitchen.reaches(here, s) for s in stations):
+            if len(claims.team) < session.n_agents and partnered.hands_wanted(session, chef):
+                return partnered.set_down(session, chef, claims) or self._stand_aside(session, chef)
             return self._stand_aside(session, chef)
         partners = [p.position for i, p in enumerate(state.players) if i != chef]
         shared = [c for c in kitchen.empty_counters(state) if c not in claims.counters and kitchen.reaches(here, c)

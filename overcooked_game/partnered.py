@@ -1,0 +1,191 @@
+"""How the planner plays beside a partner it does not command: a person, or the BC proxy.
+
+Such a partner presses keys, one timestep at a time, and follows no plan of ours: it does not
+detour around our chef, may hold an item for a long time, and may leave things lying on counters.
+The planner's `act_for` counts on none of it (only its own chefs' hands and jobs are in its
+`Claims`) and adds the moves here, each a function of the session returning a command or None
+(None: the planner's ordinary choice stands). With the whole team commanded, none of them acts,
+so the planner pair plays exactly as before.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from overcooked_game.commands import Command
+from overcooked_game.engine import Engine
+from overcooked_game.kitchen import Pos
+from overcooked_game.session import OvercookedSession
+from overcooked_game.steering import cost_to, side_cost, step_to, step_toward, via
+
+if TYPE_CHECKING:
+    from overcooked_game.planner import Claims
+
+#: An onion this many timesteps or more from the pots...
+STASH_FROM = 7
+#: ... goes on a counter this close to the chef whose far side is this close to a pot.
+BRIDGE_SIDE = 3
+#: Once the partner has stood facing a busy chef (pushing into it) for this many decisions, the
+#: chef gives way (an idle one at the first push: stepping aside costs it nothing)...
+PUSH_AFTER = 2
+#: ... stepping away for this many timesteps, so the partner (who does not detour) can move on.
+YIELD_FOR = 3
+
+
+class GivingWay:
+    """Which of our chefs steps aside now. A person or the proxy does not detour, so a chef it
+    keeps walking into backs off for a few timesteps instead of standing nose to nose with it
+    until the episode ends. Remembers what it saw last; `reset` at each episode."""
+
+    def __init__(self) -> None:
+        self._until: dict[int, int] = {}
+        self._last_seen: dict[int, tuple[Pos, tuple[int, int]]] = {}
+        self._pushes: dict[int, int] = {}
+
+    def reset(self) -> None:
+        self._until.clear()
+        self._last_seen.clear()
+        self._pushes.clear()
+
+    def watch(self, engine: Engine, team: tuple[int, ...]) -> None:
+        """Look once per decision: who stands still facing one of our chefs."""
+        players = engine.state.players
+        for other, player in enumerate(players):
+            if other in team:
+                continue
+            faced = (player.position[0] + player.orientation[0], player.position[1] + player.orientation[1])
+            pushed = [c for c in team if players[c].position == faced]
+            still = self._last_seen.get(other) == (player.position, player.orientation)
+            self._pushes[other] = self._pushes.get(other, 0) + 1 if pushed and still else 0
+            self._last_seen[other] = (player.position, player.orientation)
+            for chef in pushed:
+                task = engine.tasks[chef]
+                idle = task is None or task.command.verb == "wait"
+                if self._pushes[other] >= (1 if idle else PUSH_AFTER):
+                    self._until[chef] = engine.timestep + YIELD_FOR
+
+    def gives_way(self, engine: Engine, chef: int) -> bool:
+        return self._until.get(chef, -1) > engine.timestep
+
+
+def clear_hand_over(session: OvercookedSession, chef: int, claims: Claims) -> Command | None:
+    """Beside a partner we do not command, a chef fed over counters (forced_coordination's pot
+    side) takes a dish it does not need yet off a shared counter, to set it down on its own
+    side: a partner who finds every shared counter taken may stand holding an onion for good."""
+    kitchen, state = session.kitchen, session.engine.state
+    if len(claims.team) == session.n_agents:
+        return None
+    here = state.players[chef].position
+    if any(kitchen.reaches(here, d) for d in (*kitchen.onion_dispensers, *kitchen.dish_dispensers)):
+        return None
+    if any(kitchen.pot(state, p).cooking or kitchen.pot(state, p).ready for p in kitchen.pots):
+        return None
+    others = [p.position for i, p in enumerate(state.players) if i != chef]
+    shared = [c for c in kitchen.counter_items(state, "dish") if kitchen.reaches(here, c)
+              and any(kitchen.reaches(o, c) for o in others)]
+    private = [c for c in kitchen.empty_counters(state) if kitchen.reaches(here, c)
+               and not any(kitchen.reaches(o, c) for o in others)]
+    if not shared or not private:
+        return None
+    return step_toward(kitchen, state, chef, shared)
+
+
+def fetch(session: OvercookedSession, chef: int, item: str, claims: Claims) -> Command:
+    """``pickup_<item>``; beside a partner we do not command, a step toward a copy the
+    partner left on a counter when that is no farther than the chef's own dispenser (the
+    command itself never takes from counters when a dispenser is in reach), unless some chef
+    has no such dispenser and lives on what is handed over."""
+    command = Command(f"pickup_{item}", chef)
+    if len(claims.team) == session.n_agents:
+        return command
+    kitchen, state = session.kitchen, session.engine.state
+    here = state.players[chef].position
+    lying = [c for c in kitchen.counter_items(state, item) if kitchen.reaches(here, c)]
+    every = kitchen.onion_dispensers if item == "onion" else kitchen.dish_dispensers
+    if any(not any(kitchen.reaches(p.position, d) for d in every) for p in state.players):
+        return command  # what lies on counters is a hand-over to a chef without a dispenser
+    dispensers = [d for d in every if kitchen.reaches(here, d)]
+    if item == "onion":  # judged by the whole trip: a counter between corridors has a far side
+        pots = [p for p in kitchen.pots if kitchen.pot(state, p).fillable] or list(kitchen.pots)
+        # (never from a side so far from the pots that the onion would be stashed again)
+        lie = via(kitchen, state, chef, lying, pots, max_onward=STASH_FROM - 1)
+        own = via(kitchen, state, chef, dispensers, pots)
+        if lie is None or own is None or lie[2] >= own[2]:
+            return command
+        claims.fetching[item] = claims.fetching.get(item, 0) + 1
+        return step_to(kitchen, state, chef, lie[1])
+    near, far = cost_to(kitchen, state, chef, lying), cost_to(kitchen, state, chef, dispensers)
+    if near is None or far is None or near > far:
+        return command
+    claims.fetching[item] = claims.fetching.get(item, 0) + 1
+    return step_toward(kitchen, state, chef, lying) or command
+
+
+def stash(session: OvercookedSession, chef: int, claims: Claims) -> Command | None:
+    """Beside a partner we do not command, an onion fetched far from the pots goes on a counter
+    that bridges to them (counter_circuit's island) while more are needed: the chef walks
+    round once and carries the batch over the counter, instead of walking round per onion."""
+    kitchen, state = session.kitchen, session.engine.state
+    if len(claims.team) == session.n_agents:
+        return None
+    if any(not any(kitchen.reaches(p.position, d) for d in kitchen.onion_dispensers) for p in state.players):
+        return None  # counters are the hand-overs of forced_coordination
+    fillable = [p for p in kitchen.pots if kitchen.pot(state, p).fillable]
+    direct = cost_to(kitchen, state, chef, fillable)
+    if direct is None or direct < STASH_FROM:
+        return None
+    here = state.players[chef].position
+    far_sides = {c: side_cost(kitchen, c, fillable) for c in kitchen.counters if kitchen.reaches(here, c)}
+    bridges = [c for c, cost in far_sides.items() if cost is not None and cost <= BRIDGE_SIDE]
+    waiting = sum(1 for c in bridges if c in state.objects and state.objects[c].name == "onion")
+    needed = sum(3 - kitchen.pot(state, p).onions for p in fillable)
+    empty = [c for c in bridges if c not in state.objects and c not in claims.counters]
+    best = kitchen.best_goal(state, chef, empty)
+    if needed - waiting < 2 or best is None or best[2] > BRIDGE_SIDE or best[2] + BRIDGE_SIDE + 2 > direct:
+        return None
+    return Command("place", chef, kitchen.names[best[0]])
+
+
+def counter_room(session: OvercookedSession, chef: int, claims: Claims) -> bool:
+    """Whether a chef who hands onions over (it reaches no pot) may bring another: beside a
+    partner we do not command, one shared counter always stays free for a dish, since the
+    partner may leave onions lying there for a long time."""
+    kitchen, state = session.kitchen, session.engine.state
+    here = state.players[chef].position
+    if len(claims.team) == session.n_agents or any(kitchen.reaches(here, p) for p in kitchen.pots):
+        return True
+    others = [p.position for i, p in enumerate(state.players) if i != chef]
+    shared = [c for c in kitchen.empty_counters(state) if c not in claims.counters and kitchen.reaches(here, c)
+              and any(kitchen.reaches(o, c) for o in others)]
+    return len(shared) >= 2
+
+
+def hands_wanted(session: OvercookedSession, chef: int) -> bool:
+    """Whether the item this chef holds keeps it from the work that waits: an onion while a
+    soup wants a dish, a dish while no soup cooks and a pot wants onions. Beside a partner we
+    do not command nobody else may do that work, so the item goes on a counter."""
+    kitchen, state = session.kitchen, session.engine.state
+    pots = [kitchen.pot(state, p) for p in kitchen.pots]
+    if session.engine.held(chef) == "onion":
+        return any(p.ready or p.cooking for p in pots)
+    return not any(p.ready or p.cooking for p in pots) and any(p.fillable for p in pots)
+
+
+def set_down(session: OvercookedSession, chef: int, claims: Claims) -> Command | None:
+    """Put the held item on the nearest empty counter, one the partner cannot reach if any
+    (None when there is none)."""
+    kitchen, state = session.kitchen, session.engine.state
+    here = state.players[chef].position
+    free = [c for c in kitchen.empty_counters(state) if c not in claims.counters and kitchen.reaches(here, c)]
+    others = [p.position for i, p in enumerate(state.players) if i != chef]
+    private = [c for c in free if not any(kitchen.reaches(o, c) for o in others)]
+    best = kitchen.best_goal(state, chef, private or free)  # keep the hand-over counters free
+    if best is None:
+        return None
+    return Command("place", chef, kitchen.names[best[0]])
+
+
+def hands_to_partner(engine: Engine, chef: int, claims: Claims) -> bool:
+    """Whether `chef` reaches no pot and so only hands things to a partner we do not command."""
+    here = engine.state.players[chef].position
+    return len(claims.team) < engine.n and not any(engine.kitchen.reaches(here, p) for p in engine.kitchen.pots)

@@ -1,0 +1,124 @@
+"""The planner beside a partner it does not command (``act_for``): it plans its own chef only,
+never waits on the partner, gives way when pushed, and in forced_coordination keeps handing over.
+
+The partners here are scripted (they press primitive keys, as a person or the BC proxy does), so
+these tests need no trained proxy; `bc/test_bc_planner.py` plays beside a trained one."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from mindagent.core import registry as domains
+from mindagent.core.capabilities import ActsFor, policy_commands
+from mindagent.core.spec import GameSpec
+from overcooked_game.partnered import PUSH_AFTER
+from overcooked_game.planner import OvercookedPlanner
+from overcooked_game.session import OvercookedSession
+
+Partner = Callable[[OvercookedSession, int, int], str]
+
+
+def standing(session: OvercookedSession, chef: int, mine: int) -> str:
+    return f"stay(chef{chef})"
+
+
+def chasing(session: OvercookedSession, chef: int, mine: int) -> str:
+    """Presses the key toward the planner's chef: a partner that keeps walking into it."""
+    players = session.engine.state.players
+    (x, y), (tx, ty) = players[chef].position, players[mine].position
+    if abs(tx - x) >= abs(ty - y) and tx != x:
+        return f"{'right' if tx > x else 'left'}(chef{chef})"
+    return f"{'down' if ty > y else 'up'}(chef{chef})"
+
+
+async def play(level: str, seat: int, partner: Partner, seed: int = 0, until: int = 400,
+               watch: Callable[[OvercookedSession, list[str]], None] | None = None) -> tuple[OvercookedSession, list[list[str]]]:
+    """An episode with the planner commanding chef `1 - seat` and `partner` playing chef `seat`."""
+    session = domains.make_session(GameSpec(domain="overcooked", level=level, seed=seed))
+    assert isinstance(session, OvercookedSession)
+    planner = domains.get("overcooked").make_policy("planner", seed)
+    await session.reset(seed=seed)
+    planner.reset(session)
+    mine, played = 1 - seat, []
+    while not session.done and session.engine.timestep < until:
+        ours = policy_commands(planner, session, [mine])
+        assert [session.agent_of(c) for c in ours] == [mine]
+        if watch is not None:
+            watch(session, ours)
+        step = await session.step([partner(session, seat, mine), *ours])
+        assert step.verdicts[1].ok, step.verdicts[1]
+        played.append(ours)
+    return session, played
+
+
+def test_the_planner_declares_it_can_act_for_part_of_the_team() -> None:
+    assert isinstance(OvercookedPlanner(), ActsFor)
+
+
+@pytest.mark.asyncio
+async def test_act_for_commands_only_the_chefs_asked_for_and_refuses_a_stranger() -> None:
+    session = domains.make_session(GameSpec(domain="overcooked", level="cramped_room"))
+    assert isinstance(session, OvercookedSession)
+    await session.reset(seed=0)
+    planner = OvercookedPlanner(seed=0)
+    planner.reset(session)
+    assert [session.agent_of(c) for c in planner.act_for(session, [1])] == [1]
+    assert [session.agent_of(c) for c in planner.act_for(session, [1, 0])] == [1, 0]
+    with pytest.raises(ValueError, match="no chef2 here"):
+        planner.act_for(session, [2])
+
+
+@pytest.mark.asyncio
+@pytest.mark.parametrize("seat", [0, 1])
+async def test_beside_a_partner_who_does_nothing_the_planner_cooks_alone(seat: int) -> None:
+    # asymmetric_advantages gives each chef its own onions, dishes, pots and window
+    session, _ = await play("asymmetric_advantages", seat, standing)
+    assert session.engine.delivered >= 8, session.engine.delivered
+
+
+@pytest.mark.asyncio
+async def test_the_same_seed_plays_the_same_commands() -> None:
+    _, first = await play("coordination_ring", 0, chasing, seed=4, until=150)
+    _, again = await play("coordination_ring", 0, chasing, seed=4, until=150)
+    assert first == again
+
+
+@pytest.mark.asyncio
+async def test_a_chef_pushed_into_by_its_partner_gives_way() -> None:
+    seen: list[tuple[Any, ...]] = []
+    pushed: list[tuple[int, str]] = []  # (decisions the partner has stood pushing, our command)
+
+    def watch(session: OvercookedSession, ours: list[str]) -> None:
+        partner = session.engine.state.players[0]
+        me = session.engine.state.players[1].position
+        faced = (partner.position[0] + partner.orientation[0], partner.position[1] + partner.orientation[1])
+        seen.append((partner.position, partner.orientation, faced == me))
+        run = 0
+        for before, now in zip(seen, seen[1:], strict=False):
+            run = run + 1 if now[2] and before[:2] == now[:2] else 0
+        if run:
+            pushed.append((run, ours[0]))
+
+    await play("cramped_room", 0, chasing, until=200, watch=watch)
+    assert any(command == "move_away(chef1)" for _, command in pushed), pushed
+    assert all(command == "move_away(chef1)" for run, command in pushed if run >= PUSH_AFTER), pushed
+
+
+@pytest.mark.asyncio
+async def test_forced_coordination_supplier_keeps_a_shared_counter_free_and_hands_over() -> None:
+    """The planner on the dispensers' side (chef1) beside a partner who has not picked anything up."""
+    free_counts: list[int] = []
+    handed: list[int] = []
+
+    def watch(session: OvercookedSession, ours: list[str]) -> None:
+        kitchen, state = session.kitchen, session.engine.state
+        shared = [c for c in kitchen.counters if all(kitchen.reaches(p.position, c) for p in state.players)]
+        free_counts.append(sum(1 for c in shared if c not in state.objects))
+        handed.append(sum(1 for c in shared if c in state.objects and state.objects[c].name == "onion"))
+
+    await play("forced_coordination", 0, standing, until=150, watch=watch)
+    assert min(free_counts) >= 1  # room for a dish whatever the partner leaves lying
+    assert max(handed) >= 2  # it does hand onions over
