@@ -134,10 +134,12 @@ def make_brain(model: str, domain: Domain, *, seed: int = 0, base_url: str | Non
     ``gate`` is the backend's request budget shared with every other brain of a sweep
     (`mindagent.llm.ratelimit`); built-in policies make no requests and ignore it.
     Raises `SpecError` for a built-in name the domain lacks and `LLMError` for a bad model spec."""
-    if model in domain.policies or model.startswith((TRAINED_PREFIX, *domain.policy_prefixes)):
+    if model in domain.policies:
         return PolicyBrain(domain.make_policy(model, seed))
     if model in BUILT_IN_NAMES:
         raise SpecError(f"{domain.name} has no built-in {model!r} dispatcher; it has: {', '.join(domain.policies)}")
+    if model.startswith((TRAINED_PREFIX, *domain.policy_prefixes)):  # a trained policy, a proxy: the domain's
+        return PolicyBrain(domain.make_policy(model, seed))
     from mindagent.llm import make_client
 
     client = make_client(model, base_url=base_url, model_path=model_path, threads=threads, gate=gate)
