@@ -173,7 +173,7 @@ def _banner(server: GameServer) -> None:
         if join is not None:
             label = join.get("label") or domains.get(spec.domain).title
             out.print(f"  game world: {label} on {join.get('host')}:{join.get('port')}; "
-                      "join with the game's own client; your chat reaches the dispatcher as a director's words")
+                      "join with a game client; your chat reaches the dispatcher as a director's words")
         if room.secret is not None:
             out.print(f"  invite:     {server.url}#room={room.id}&secret={room.secret}")
     out.print(f"  dispatcher: [bold]{cfg.model}[/bold] ({cfg.model_why})")
