@@ -90,8 +90,8 @@ def level_view(agents: Sequence[str], max_steps: int, address: ServerAddress | N
                         {"name": "chest", "type": "chest", "role": "serving"}],
             "n_agents": len(agents), "max_steps": max_steps, "agent_names": list(agents),
             "join": None if address is None else {"host": address.host, "port": address.port,
-                                                   "version": address.version,
-                                                   "label": f"Minecraft {address.version} (offline mode)"},
+                                                   "version": address.version},
+            "join_label": None if address is None else f"Minecraft {address.version} (offline mode)",
             "view3d": None if view_port is None else {"port": view_port},
             "howto": HOWTO,
             "page": {**page_static(), "words": {**page_static()["words"], **(

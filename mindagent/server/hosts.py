@@ -76,7 +76,10 @@ class RoomHost(Protocol):
 
 
 def startup_of(room: Room) -> StartupRoom:
-    join = room.session.static_view().get("join")
+    static = room.session.static_view()
+    join, label = static.get("join"), static.get("join_label")
+    if isinstance(join, dict) and isinstance(label, str):  # how the game names its world, for the banner
+        join = {**join, "label": label}
     return StartupRoom(room.id, room.secret, room.settings.spec, join if isinstance(join, dict) else None)
 
 
