@@ -162,7 +162,7 @@ def _print_comparison(first: Path, second: Path, tested: list[CellTest], test: s
     interval = "t interval" if test == "t" else "bootstrap interval"
     table = Table(title=f"B = {second.name} against A = {first.name}, paired by seed",
                   caption=f"{name}; * adjusted p < {alpha:g}; sd: spread of B - A over seeds; 95 % {interval} of "
-                          "B - A; 'no spread': B - A was the same on every seed, so p is a limit, not an estimate")
+                          "B - A; 'no spread': B - A was the same (not 0) on every seed, so p is a limit, not an estimate")
     for col in ("level", "agents", "n", "A mean", "B mean", "B - A", "sd", "95 % interval", "p",
                 "p (Holm)" if corrected else "p (uncorrected)", "", "note"):
         table.add_column(col, no_wrap=True)
@@ -170,12 +170,12 @@ def _print_comparison(first: Path, second: Path, tested: list[CellTest], test: s
     for cell, p_adjusted in zip(tested, adjusted, strict=True):
         hit = p_adjusted < alpha
         significant += hit
-        flat += cell.flat
+        same = cell.flat and abs(cell.diff) < 1e-12
+        flat += cell.flat and not same
         lo, hi = cell.interval
         table.add_row(cell.level, str(cell.agents), str(cell.n), f"{cell.mean_a:.3f}", f"{cell.mean_b:.3f}",
                       f"{cell.diff:+.3f}", f"{cell.sd:.3f}", f"{lo:+.3f}..{hi:+.3f}", f"{cell.p:.4f}",
-                      f"{p_adjusted:.4f}", "*" if hit else "", "no spread" if cell.flat and cell.n > 1 else
-                      "one seed: untestable" if cell.n < 2 else "")
+                      f"{p_adjusted:.4f}", "*" if hit else "", _note(cell.n, cell.flat, same))
     out.print(table)
     out.print(f"{significant} of {m} cells differ significantly ({name}, "
               + (f"Holm-corrected over {m} cells" if corrected else "uncorrected") + f", alpha {alpha:g})")
@@ -184,6 +184,14 @@ def _print_comparison(first: Path, second: Path, tested: list[CellTest], test: s
                   "difference alone; more seeds would measure its spread")
     if fewest < 2:
         out.print("cells with one seed cannot differ significantly under either test: run more seeds (eval --seeds)")
+
+
+def _note(n: int, flat: bool, same: bool) -> str:
+    if n < 2:
+        return "one seed: untestable"
+    if same:
+        return "identical"
+    return "no spread" if flat else ""
 
 
 def _level_key(name: str) -> tuple[int, str]:

@@ -15,6 +15,7 @@ Example::
 
 from __future__ import annotations
 
+import functools
 import math
 
 _EPS = 1e-15
@@ -64,6 +65,7 @@ def two_sided_p(t: float, df: float) -> float:
     return min(1.0, incomplete_beta(df / 2.0, 0.5, df / (df + t * t)))
 
 
+@functools.lru_cache(maxsize=1024)
 def t_quantile(probability: float, df: float) -> float:
     """The value q with P(T <= q) = `probability` for T ~ t(df), for 0.5 <= probability < 1."""
     if not 0.5 <= probability < 1.0:
