@@ -37,14 +37,14 @@ async def _cell_prompt(config: EvalConfig, level: str, agents: int) -> CellPromp
 
 def dry_run(config: EvalConfig, seeds: int, max_tokens: int, is_policy: bool, prices: Path | None) -> None:
     """Print what the sweep would ask of the model and what that would cost; run nothing."""
+    table_of_prices = None if is_policy else load_prices(prices)  # a bad table is refused before any output
     cells = len(config.levels) * len(config.agents)
     units = cells * len(config.taus) * seeds
     out.print(f"dry run: {len(config.levels)} levels x {len(config.agents)} team sizes x {len(config.taus)} taus x "
               f"{seeds} seed(s) = {units} units of {config.episodes} episodes x {config.steps} steps")
-    if is_policy:
+    if table_of_prices is None:
         out.print(f"{config.model} is a built-in policy: no model calls, no tokens, no cost")
         return
-    table_of_prices = load_prices(prices)
     prompts = asyncio.run(_all_prompts(config))
     estimate = estimate_sweep(prompts, steps=config.steps, episodes=config.episodes, taus=len(config.taus),
                               seeds=seeds, memory=config.prompt.memory, max_tokens=max_tokens, repair=config.repair)

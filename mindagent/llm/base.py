@@ -71,7 +71,8 @@ class Usage:
 class Completion:
     text: str
     usage: Usage = field(default_factory=Usage)
-    #: The model the provider says served the call (a snapshot behind an alias), else the name asked for.
+    #: The model the provider says served the call (a snapshot behind an alias), else the name asked for;
+    #: empty when unknown (a replay of a recording that named none).
     model: str = ""
     #: Generation settings asked for but not sent (the Anthropic backend drops a refused temperature).
     not_sent: tuple[str, ...] = ()
