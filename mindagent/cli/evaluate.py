@@ -103,6 +103,11 @@ def evaluate(
                                             "policies, 1 for language models)"),
     interval: str = typer.Option("t", "--interval", help="with --seeds: t (the t interval of the mean, "
                                  "default: it covers at 5 seeds) or bootstrap (percentile; narrow at small n)"),
+    retries: int = typer.Option(4, "--retries", min=0, max=20, help="retries of a model call after a rate limit, "
+                                "timeout, 5xx or dropped connection (a paid run may want more)"),
+    max_retry_after: float = typer.Option(30.0, "--max-retry-after", min=0.0, max=3600.0,
+                                          help="longest wait, in seconds, a server's Retry-After may impose "
+                                               "before a retry (raise --timeout with it: it bounds the whole call)"),
     dry_run: bool = typer.Option(False, "--dry-run", help="print the calls, tokens (with the cacheable share) and "
                                  "an estimated cost; run nothing"),
     prices: Path | None = typer.Option(None, "--prices", exists=True, dir_okay=False,
@@ -179,7 +184,7 @@ def evaluate(
 
     limits = None if model in chosen.policies else RateLimits(rpm=rpm, concurrency=concurrency)
     recipe = BrainRecipe(model, chosen.name, seed, base_url, model_path, temperature, max_tokens, timeout, threads,
-                         limits=limits)
+                         limits=limits, retries=retries, max_retry_after_s=max_retry_after)
     runs = list(sweep.runs.values()) if sweep is not None else [results] if results is not None else []
     units = [(r, lv, a, t) for r in runs for lv in config.levels for a in config.agents for t in config.taus
              if not r.has(lv, a, t)]

@@ -142,7 +142,8 @@ Brain = LLMBrain | PolicyBrain
 
 def make_brain(model: str, domain: Domain, *, seed: int = 0, base_url: str | None = None,
                model_path: str | None = None, temperature: float = 0.1, max_tokens: int = 100,
-               timeout_s: float = 60.0, threads: int | None = None, gate: Gate | None = None) -> Brain:
+               timeout_s: float = 60.0, threads: int | None = None, gate: Gate | None = None,
+               retries: int = 4, max_retry_after_s: float = 30.0) -> Brain:
     """A built-in policy of `domain` (``planner``, ``random``), a trained one (``policy:DIR/model.zip``,
     loaded by the domain, which refuses it if it has no trained policies) or any `mindagent.llm` spec.
 
@@ -156,7 +157,8 @@ def make_brain(model: str, domain: Domain, *, seed: int = 0, base_url: str | Non
     from mindagent.llm import make_client
 
     client = make_client(model, base_url=base_url, model_path=model_path, threads=threads, gate=gate)
-    return LLMBrain(client, GenerationConfig(temperature=temperature, max_tokens=max_tokens, timeout_s=timeout_s, seed=seed))
+    return LLMBrain(client, GenerationConfig(temperature=temperature, max_tokens=max_tokens, timeout_s=timeout_s, seed=seed,
+                                             max_retries=retries, max_retry_after_s=max_retry_after_s))
 
 
 def default_model() -> tuple[str, str]:

@@ -85,6 +85,9 @@ class GenerationConfig:
     timeout_s: float = 60.0
     max_retries: int = 4
     seed: int | None = 0
+    #: Longest wait a server's Retry-After may impose before one retry (`--max-retry-after`); the
+    #: call's overall deadline (`timeout_s`) still bounds the whole call, retries included.
+    max_retry_after_s: float = 30.0
 
 
 class LLMError(Exception):
