@@ -133,3 +133,19 @@ def test_empty_length_answers_fail_the_units_and_eval_exits_1(tmp_path: Path) ->
     data = json.loads(out.read_text())
     assert data["cells"] == [] and {f["tau"] for f in data["failed"]} == {1.0, 2.0}
     assert all("EmptyAnswer" in f["error"] and "max_tokens=100" in f["error"] for f in data["failed"])
+
+
+def test_an_empty_answer_cut_by_max_tokens_fails_on_the_anthropic_backend_too(tmp_path: Path) -> None:
+    def cut(path: str, body: bytes) -> Reply:
+        reply = {"id": "m1", "type": "message", "role": "assistant", "model": "stub", "stop_reason": "max_tokens",
+                 "content": [], "usage": {"input_tokens": 10, "output_tokens": 100}}
+        return Reply(200, json.dumps(reply).encode())
+
+    out = tmp_path / "r.json"
+    with stub_server(cut) as stub:
+        result = runner.invoke(app, ["eval", "--levels", "level_1", *SHORT, "--taus", "1.0", "--model",
+                                     "anthropic:claude-stub", "--base-url", f"http://127.0.0.1:{stub.port}",
+                                     "--out", str(out)])
+    assert result.exit_code == 1, result.output
+    failed = json.loads(out.read_text())["failed"]
+    assert len(failed) == 1 and "EmptyAnswer" in failed[0]["error"] and "'max_tokens'" in failed[0]["error"]
