@@ -82,3 +82,11 @@ def test_without_correction_and_bad_choices(tmp_path: Path) -> None:
     assert "no correction over cells" in text and "1 of 1 cells differ significantly" in text
     bad = runner.invoke(app, ["compare", str(a), str(b), "--test", "z"])
     assert bad.exit_code == 2 and "--test takes one of: t, sign-flip" in bad.output
+
+
+def test_eval_tables_say_which_interval_they_print(tmp_path: Path) -> None:
+    args = ["eval", *FAST, "--model", "planner", "--seeds", "0-2", "--workers", "1", "--out", str(tmp_path / "p.json")]
+    assert "95 % t interval of the mean" in run(*args)
+    assert "percentile bootstrap interval (under-covers at small n)" in run(*args, "--interval", "bootstrap")
+    bad = runner.invoke(app, [*args, "--interval", "bca"])
+    assert bad.exit_code == 2 and "--interval takes one of: t, bootstrap" in bad.output

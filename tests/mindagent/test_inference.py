@@ -118,3 +118,12 @@ def test_holm_never_lowers_a_p_value_and_keeps_the_order(ps: list[float]) -> Non
     assert all(a >= p and a <= 1.0 for a, p in zip(adjusted, ps, strict=True))
     order = sorted(range(len(ps)), key=lambda i: ps[i])
     assert all(adjusted[i] <= adjusted[j] for i, j in zip(order, order[1:], strict=False))
+
+
+@given(st.floats(0.01, 50.0), st.floats(0.01, 50.0), st.integers(1, 200))
+def test_the_t_tail_falls_with_t_and_the_quantile_inverts_it(t1: float, t2: float, df: int) -> None:
+    lo, hi = sorted((t1, t2))
+    assert two_sided_p(hi, df) <= two_sided_p(lo, df) <= 1.0
+    p = two_sided_p(lo, df)
+    if 1e-9 < p < 1.0 - 1e-9:
+        assert t_quantile(1.0 - p / 2.0, df) == pytest.approx(lo, rel=1e-6, abs=1e-6)
