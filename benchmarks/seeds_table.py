@@ -3,8 +3,9 @@
     mindagent eval --levels paper --agents 2,3,4 --model planner --seeds 0-9 --out results/planner.json
     python benchmarks/seeds_table.py results/planner.json
 
-Per cell: mean CoS over the seeds, its 95 % bootstrap interval, and where the paper's GPT-4
-figure falls (inside / above / below the interval); `>=` marks a mean at or above GPT-4.
+Per cell: mean CoS over the seeds with its 95 % t interval, and where the paper's GPT-4 figure (one
+order stream) falls against the 95 % prediction interval of one planner stream, in words that say
+who is above whom; `>=` counts means at or above GPT-4. Zero-spread cells are marked.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import json
 from pathlib import Path
 
 from cuisineworld.adapter.paper import GPT4_COS, PAPER_AGENT_COUNTS, PAPER_LEVELS
-from mindagent.evaluation.stats import verdict
+from mindagent.evaluation.inference import place, prediction_interval, t_interval
 
 
 def main() -> None:
@@ -23,12 +24,13 @@ def main() -> None:
     args = parser.parse_args()
     data = json.loads(args.summary.read_text(encoding="utf-8"))
     cells = {(c["level"], c["agents"]): c for c in data["cells"]}
-    print(f"seeds {data['seeds'][0]}-{data['seeds'][-1]}: mean [95 % interval] (GPT-4 figure is inside / above / below)")
+    print(f"seeds {data['seeds'][0]}-{data['seeds'][-1]} (n = {len(data['seeds'])}): mean [95 % t interval]; "
+          "GPT-4's single stream against the 95 % prediction interval of one planner stream")
     print()
     print("| agents | " + " | ".join(lv.replace("level_", "L") for lv in PAPER_LEVELS) + " |")
     print("|---" * (len(PAPER_LEVELS) + 1) + "|")
     at_or_above = total = 0
-    verdicts: dict[str, int] = {"inside": 0, "above": 0, "below": 0}
+    counts: dict[str, int] = {}
     for agents in PAPER_AGENT_COUNTS:
         marks = []
         for level in PAPER_LEVELS:
@@ -36,17 +38,19 @@ def main() -> None:
             if cell is None:
                 marks.append("-")
                 continue
+            values = [float(v) for v in cell["values"].values()]
             gpt4 = GPT4_COS[agents][level]
-            lo, hi = cell["interval"]
-            where = verdict(gpt4, (lo, hi))
-            verdicts[where] += 1
+            mean_iv = t_interval(values)
+            where = place(gpt4, prediction_interval(values), "planner", "GPT-4")
+            key = where.split(" (")[0]
+            counts[key] = counts.get(key, 0) + 1
             total += 1
             at_or_above += cell["mean"] >= gpt4
-            marks.append(f"{cell['mean']:.3f} [{lo:.3f}-{hi:.3f}] {where}")
+            marks.append(f"{cell['mean']:.3f} [{mean_iv.lo:.3f}-{mean_iv.hi:.3f}] {where}")
         print(f"| {agents} | " + " | ".join(marks) + " |")
     print()
-    print(f"mean at or above GPT-4 in {at_or_above} of {total} cells; GPT-4's figure is below our interval in "
-          f"{verdicts['below']}, inside it in {verdicts['inside']}, above it in {verdicts['above']}")
+    print(f"mean at or above GPT-4 in {at_or_above} of {total} cells; "
+          + "; ".join(f"{words}: {n}" for words, n in sorted(counts.items())))
 
 
 if __name__ == "__main__":

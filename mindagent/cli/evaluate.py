@@ -14,12 +14,14 @@ from rich.table import Table
 
 from mindagent.cli import options as o
 from mindagent.cli.common import err, fail
-from mindagent.cli.compare import print_seed_tables
+from mindagent.cli.compare import INTERVALS, print_seed_tables
 from mindagent.cli.domain_options import single_use_given, with_domain_options
+from mindagent.cli.dryrun import dry_run as run_dry
 from mindagent.core import registry as domains
 from mindagent.core.domain import SpecError
 from mindagent.dispatch.brains import PolicyBrain, generation_settings, make_brain
 from mindagent.evaluation.executors import EXECUTORS, BrainRecipe, ExecutorError, default_workers, run_units, with_gate
+from mindagent.evaluation.provenance import input_files
 from mindagent.evaluation.seeds import SeedSweep
 from mindagent.evaluation.stats import parse_seeds
 from mindagent.evaluation.sweep import EvalConfig, Results
@@ -99,6 +101,18 @@ def evaluate(
     workers: int | None = typer.Option(None, "--workers", min=1, max=256,
                                        help="processes running units at once (default: the cores for built-in "
                                             "policies, 1 for language models)"),
+    interval: str = typer.Option("t", "--interval", help="with --seeds: t (the t interval of the mean, "
+                                 "default: it covers at 5 seeds) or bootstrap (percentile; narrow at small n)"),
+    retries: int = typer.Option(4, "--retries", min=0, max=20, help="retries of a model call after a rate limit, "
+                                "timeout, 5xx or dropped connection (a paid run may want more)"),
+    max_retry_after: float = typer.Option(30.0, "--max-retry-after", min=0.0, max=3600.0,
+                                          help="longest wait, in seconds, a server's Retry-After may impose "
+                                               "before a retry (raise --timeout with it: it bounds the whole call)"),
+    dry_run: bool = typer.Option(False, "--dry-run", help="print the calls, tokens (with the cacheable share) and "
+                                 "an estimated cost; run nothing"),
+    prices: Path | None = typer.Option(None, "--prices", exists=True, dir_okay=False,
+                                       help="with --dry-run: a price table in the shipped format (USD per million "
+                                            "tokens), instead of the shipped one"),
     executor: str = typer.Option("local", "--executor", help="local (processes on this machine) or ray"),
     address: str | None = typer.Option(None, "--address", help="a Ray cluster to run on (--executor ray)"),
 ) -> None:
@@ -128,6 +142,8 @@ def evaluate(
     single = single_use_given(dict(domain_options or {}))
     if single and (concurrency or 1) > 1:
         fail(f"{single[0]} names one resource; units run at once would share it (use --concurrency 1)")
+    if interval not in INTERVALS:
+        fail(f"--interval takes one of: {', '.join(INTERVALS)}")
     if executor not in EXECUTORS:
         fail(f"--executor takes one of: {', '.join(EXECUTORS)}")
     try:
@@ -143,6 +159,12 @@ def evaluate(
                                             no_feedback, memory),
         repair=repair, record_dir=str(record) if record else None, domain=chosen.name, options=dict(first.options),
         dispatch=o.dispatch_settings(dispatch, plan_steps, goal_every, team, control, partners, subtask_executor))
+    if dry_run:
+        try:
+            run_dry(config, len(seed_list or [seed]), max_tokens, model in chosen.policies, prices)
+        except (SpecError, ValueError, OSError) as exc:  # a bad price table is a ResultsError: one line
+            fail(str(exc))
+        return
     try:
         probe = make_brain(model, chosen, seed=seed, base_url=base_url, model_path=model_path, threads=threads)
         config.generation = generation_settings(model, base_url=base_url, temperature=temperature,
@@ -151,7 +173,9 @@ def evaluate(
             fail(f"--dispatch {dispatch} needs a language model; {model} decides every step itself")
         if config.dispatch.executor == "model" and isinstance(probe, PolicyBrain):
             fail(f"--subtask-executor model needs a language model; {model} decides every command itself")
-        results = Results(out_file, config)
+        config.files = input_files(config.levels, config.options)
+        results = Results(out_file, config) if seed_list is None else None
+        sweep = SeedSweep(config, seed_list, out_file) if seed_list is not None else None
     except (SpecError, LLMError, ValueError, OSError) as exc:
         fail(str(exc))
 
@@ -160,9 +184,8 @@ def evaluate(
 
     limits = None if model in chosen.policies else RateLimits(rpm=rpm, concurrency=concurrency)
     recipe = BrainRecipe(model, chosen.name, seed, base_url, model_path, temperature, max_tokens, timeout, threads,
-                         limits=limits)
-    sweep = SeedSweep(config, seed_list, out_file) if seed_list is not None else None
-    runs = list(sweep.runs.values()) if sweep is not None else [results]
+                         limits=limits, retries=retries, max_retry_after_s=max_retry_after)
+    runs = list(sweep.runs.values()) if sweep is not None else [results] if results is not None else []
     units = [(r, lv, a, t) for r in runs for lv in config.levels for a in config.agents for t in config.taus
              if not r.has(lv, a, t)]
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -180,11 +203,12 @@ def evaluate(
                           on_unit=lambda _: bar.advance(task, config.episodes))
             except ExecutorError as exc:
                 fail(str(exc))
+    failures: list[str] = []
     if sweep is not None:
         sweep.save()
-        print_seed_tables(sweep, compare == "paper")
+        print_seed_tables(sweep, compare == "paper", interval)
         failures = sweep.failures
-    else:
+    elif results is not None:
         print_tables(results, compare == "paper")
         failures = results.failures
     if out_file is not None:

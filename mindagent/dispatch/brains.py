@@ -43,6 +43,10 @@ class Call:
     error_kind: str | None = None
     #: The reply's length when it was longer than `MAX_REPLY_CHARS` and cut.
     truncated_from: int | None = None
+    #: The model the provider says answered (a dated snapshot behind an alias such as gpt-4o).
+    served_model: str | None = None
+    #: Generation settings asked for but not sent (a temperature the model refused).
+    not_sent: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -57,6 +61,8 @@ class Call:
             **({"error": self.error} if self.error else {}),
             **({"error_kind": self.error_kind} if self.error_kind else {}),
             **({"truncated_from": self.truncated_from} if self.truncated_from else {}),
+            **({"served_model": self.served_model} if self.served_model else {}),
+            **({"not_sent": list(self.not_sent)} if self.not_sent else {}),
         }
 
 
@@ -65,6 +71,10 @@ class LLMBrain:
     client: LLMClient
     config: GenerationConfig = field(default_factory=GenerationConfig)
     needs_prompt: bool = True
+    #: Every model name the provider said served a call, in the order first seen (for results files).
+    served: list[str] = field(default_factory=list)
+    #: Settings some call asked for but did not send, in the order first seen.
+    not_sent: list[str] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -86,10 +96,15 @@ class LLMBrain:
             return Call(list(messages), "", Usage(latency_s=time.perf_counter() - started), error=said[:1000],
                         error_kind=type(exc).__name__)
         text = out.text if isinstance(out.text, str) else ""
+        served = out.model or None
+        if served and served not in self.served:
+            self.served.append(served)
+        self.not_sent.extend(name for name in out.not_sent if name not in self.not_sent)
         if len(text) > MAX_REPLY_CHARS:
             log.warning("model reply of %d characters cut to %d", len(text), MAX_REPLY_CHARS)
-            return Call(list(messages), text[:MAX_REPLY_CHARS], out.usage, truncated_from=len(text))
-        return Call(list(messages), text, out.usage)
+            return Call(list(messages), text[:MAX_REPLY_CHARS], out.usage, truncated_from=len(text),
+                        served_model=served, not_sent=out.not_sent)
+        return Call(list(messages), text, out.usage, served_model=served, not_sent=out.not_sent)
 
     async def aclose(self) -> None:
         await self.client.aclose()
@@ -127,7 +142,8 @@ Brain = LLMBrain | PolicyBrain
 
 def make_brain(model: str, domain: Domain, *, seed: int = 0, base_url: str | None = None,
                model_path: str | None = None, temperature: float = 0.1, max_tokens: int = 100,
-               timeout_s: float = 60.0, threads: int | None = None, gate: Gate | None = None) -> Brain:
+               timeout_s: float = 60.0, threads: int | None = None, gate: Gate | None = None,
+               retries: int = 4, max_retry_after_s: float = 30.0) -> Brain:
     """A built-in policy of `domain` (``planner``, ``random``), a trained one (``policy:DIR/model.zip``,
     loaded by the domain, which refuses it if it has no trained policies) or any `mindagent.llm` spec.
 
@@ -143,7 +159,8 @@ def make_brain(model: str, domain: Domain, *, seed: int = 0, base_url: str | Non
     from mindagent.llm import make_client
 
     client = make_client(model, base_url=base_url, model_path=model_path, threads=threads, gate=gate)
-    return LLMBrain(client, GenerationConfig(temperature=temperature, max_tokens=max_tokens, timeout_s=timeout_s, seed=seed))
+    return LLMBrain(client, GenerationConfig(temperature=temperature, max_tokens=max_tokens, timeout_s=timeout_s, seed=seed,
+                                             max_retries=retries, max_retry_after_s=max_retry_after_s))
 
 
 def default_model() -> tuple[str, str]:

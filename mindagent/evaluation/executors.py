@@ -73,11 +73,15 @@ class BrainRecipe:
     limits: RateLimits | None = None
     #: a handle to the sweep's one gate for that budget; `run_units` (or `with_gate`) sets it
     gate: Gate | None = None
+    #: retries after a transient failure (`--retries`) and the cap on a Retry-After wait
+    retries: int = 4
+    max_retry_after_s: float = 30.0
 
     def make(self) -> Brain:
         return make_brain(self.model, domains.get(self.domain), seed=self.seed, base_url=self.base_url,
                           model_path=self.model_path, temperature=self.temperature, max_tokens=self.max_tokens,
-                          timeout_s=self.timeout_s, threads=self.threads, gate=self.gate)
+                          timeout_s=self.timeout_s, threads=self.threads, gate=self.gate, retries=self.retries,
+                          max_retry_after_s=self.max_retry_after_s)
 
 
 def with_gate(recipe: BrainRecipe, gate: Gate | None) -> BrainRecipe:

@@ -36,6 +36,10 @@ class TauResult:
     #: Each episode's process metrics (`mindagent.evaluation.metrics.eval_episode`); empty in files from
     #: before eval measured them.
     episodes: tuple[dict[str, Any], ...] = ()
+    #: The model names the provider said served this tau's calls (empty for built-in policies).
+    served_models: tuple[str, ...] = ()
+    #: Generation settings asked for but not sent on some call (a temperature the model refused).
+    not_sent: tuple[str, ...] = ()
 
     @property
     def rate(self) -> float:
@@ -49,7 +53,12 @@ class TauResult:
 
     def to_dict(self) -> dict[str, object]:
         """Counts, costs and rate (the episodes' metrics are `mindagent.evaluation.sweep`'s to write)."""
-        out: dict[str, object] = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "episodes"}
+        out: dict[str, object] = {f.name: getattr(self, f.name) for f in fields(self)
+                                  if f.name not in ("episodes", "served_models", "not_sent")}
+        if self.served_models:
+            out["served_models"] = list(self.served_models)
+        if self.not_sent:
+            out["not_sent"] = list(self.not_sent)
         out["rate"] = round(self.rate, 6)
         return out
 

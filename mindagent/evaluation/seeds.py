@@ -2,8 +2,10 @@
 
 `mindagent eval --seeds 0-9 --out results/planner.json` keeps each seed's run in its own ordinary
 results file (``planner.seed3.json``: resumable, comparable, plottable like any other) and writes
-``planner.json`` as the summary: per cell the mean CoS over the seeds, its 95 % bootstrap interval
-(`mindagent.evaluation.stats`) and the per-seed values. `per_seed_values` reads either kind of file, so
+``planner.json`` as the summary: per cell n, the mean CoS over the seeds, their spread (sd), the 95 %
+t interval of the mean (`mindagent.evaluation.inference`: it covers at five seeds), the percentile
+bootstrap interval as before (`interval`, kept so published summaries reproduce) and the per-seed
+values. `per_seed_values` reads either kind of file, so
 `mindagent compare` pairs a summary with a summary or a single run with a single run.
 
 Example::
@@ -20,6 +22,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from mindagent.evaluation.inference import t_interval
+from mindagent.evaluation.provenance import run_provenance
 from mindagent.evaluation.readers import SUMMARY_SCHEMA, ResultsError, SeedSummary, read_results
 from mindagent.evaluation.stats import bootstrap_interval, mean
 from mindagent.evaluation.sweep import EvalConfig, Results
@@ -48,7 +52,7 @@ class SeedSweep:
         return [f"seed {s}: {line}" for s, r in self.runs.items() for line in r.failures]
 
     def cells(self) -> list[dict[str, Any]]:
-        """Cells every seed finished, in configuration order, with mean, interval and values."""
+        """Cells every seed finished, in configuration order, with n, mean, sd, intervals and values."""
         by_seed = {s: {(c["level"], c["agents"]): c for c in r.cells() if c["complete"]} for s, r in self.runs.items()}
         out = []
         for level in self.config.levels:
@@ -58,7 +62,9 @@ class SeedSweep:
                     continue
                 values = [float(by_seed[s][key]["cos"]) for s in self.seeds]
                 lo, hi = bootstrap_interval(values)
-                out.append({"level": level, "agents": agents, "mean": round(mean(values), 6),
+                t = t_interval(values)
+                out.append({"level": level, "agents": agents, "n": t.n, "mean": round(mean(values), 6),
+                            "sd": round(t.sd, 6), "t_interval": [round(t.lo, 6), round(t.hi, 6)],
                             "interval": [round(lo, 6), round(hi, 6)],
                             "values": {str(s): v for s, v in zip(self.seeds, values, strict=True)}})
         return out
@@ -67,12 +73,20 @@ class SeedSweep:
         if self.out is None:
             return
         config = {k: v for k, v in self.config.to_dict().items() if k != "seed"}
-        payload = {"schema": SUMMARY_SCHEMA, "config": config, "seeds": self.seeds,
+        provenances = [r.provenance() for r in self.runs.values()]
+        provenance = run_provenance(self.config.generation, (m for p in provenances for m in _names(p, "served_models")),
+                                    (k for p in provenances for k in _names(p, "not_sent")))
+        payload = {"schema": SUMMARY_SCHEMA, "config": config, "provenance": provenance, "seeds": self.seeds,
                    "files": {str(s): seed_path(self.out, s).name for s in self.seeds}, "cells": self.cells()}
         self.out.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.out.with_suffix(self.out.suffix + ".tmp")
         tmp.write_text(json.dumps(payload, indent=1), encoding="utf-8")
         os.replace(tmp, self.out)
+
+
+def _names(provenance: dict[str, object], key: str) -> list[str]:
+    value = provenance.get(key)
+    return [str(v) for v in value] if isinstance(value, list) else []
 
 
 def per_seed_values(path: Path) -> tuple[dict[str, Any], dict[CellKey, dict[int, float]]]:

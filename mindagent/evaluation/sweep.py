@@ -28,10 +28,11 @@ from mindagent.core import registry as domains
 from mindagent.core.domain import RunProtocol
 from mindagent.core.episode import ModelCallsFailed, run_episode
 from mindagent.core.spec import GameSpec
-from mindagent.dispatch.brains import Brain, PolicyBrain
+from mindagent.dispatch.brains import Brain, LLMBrain, PolicyBrain
 from mindagent.dispatch.dispatcher import Dispatcher, DispatchSettings
 from mindagent.dispatch.prompt import PromptConfig
 from mindagent.evaluation.metrics import aggregate_metrics, eval_episode, records_metrics
+from mindagent.evaluation.provenance import code_commit, code_version, run_provenance
 from mindagent.evaluation.scoring import PAPER_TAUS, TauResult, cos, cos_paper
 from mindagent.llm.redact import mask_known, redact_text
 from mindagent.recordings.recording import Recorder, recording_path
@@ -39,8 +40,8 @@ from mindagent.recordings.recording import Recorder, recording_path
 log = logging.getLogger(__name__)
 
 #: Settings that change results: a results file made with other values is not resumed.
-RESUME_KEYS = ("domain", "model", "rules", "episodes", "seed", "steps", "prompt", "repair", "options", "dispatch",
-               "generation")
+RESUME_KEYS = ("domain", "model", "rules", "episodes", "seed", "steps", "taus", "prompt", "repair", "options",
+               "dispatch", "generation", "version", "files")
 
 
 #: Per-tau cost fields, in `TauResult` order, summed from each episode's `EpisodeResult`.
@@ -65,6 +66,10 @@ class EvalConfig:
     dispatch: DispatchSettings = field(default_factory=DispatchSettings)
     #: temperature, max tokens, base URL (no credentials), model file and hash, threads
     generation: dict[str, object] = field(default_factory=dict)
+    #: the mindagent version that made the results (a sweep never resumes on another)
+    version: str = field(default_factory=code_version)
+    #: sha256 of every custom level or option file, by the name given (`provenance.input_files`)
+    files: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, object]:
         return {**asdict(self), "prompt": self.prompt.to_dict(), "dispatch": self.dispatch.to_dict()}
@@ -133,16 +138,23 @@ class Results:
         saved = data.get("config", {})
         # files from before these keys
         defaults: dict[str, object] = {"domain": domains.default_domain(), "options": {}, "dispatch": {"mode": "step"},
-                                       "generation": None}
+                                       "generation": None, "files": {}}
+        mine_all = self.config.to_dict()
         for key in RESUME_KEYS:
-            mine = self.config.to_dict()[key]
+            mine = mine_all[key]
             if saved.get(key, defaults.get(key)) != mine:
-                raise ValueError(f"{path} was made with {key}={saved.get(key)!r}, not {mine!r}; use another --out")
+                raise ValueError(f"{path} was made with {key}={saved.get(key)!r}, not {mine!r}; refusing to mix "
+                                 "them in one file: use another --out")
+        made_at = (data.get("provenance") or {}).get("commit")
+        if made_at and made_at != code_commit():
+            log.warning("%s was started at commit %s; resuming at %s", path, made_at, code_commit())
         for cell in data.get("cells", []):
             # a tau whose model calls failed (files from before failures were kept apart) is redone
             taus = {float(t["tau"]): TauResult(float(t["tau"]), t["completed"], t["failed"], t["active"],
                                                **{k: int(t.get(k, 0)) for k in COST_KEYS},
-                                               episodes=tuple(t.get("episode_metrics") or ()))
+                                               episodes=tuple(t.get("episode_metrics") or ()),
+                                               served_models=tuple(t.get("served_models") or ()),
+                                               not_sent=tuple(t.get("not_sent") or ()))
                     for t in cell["taus"] if not int(t.get("model_errors", 0))}
             self.done[(cell["level"], int(cell["agents"]))] = taus
 
@@ -173,12 +185,18 @@ class Results:
                             "taus": [tau_entry(t) for t in taus]})
         return out
 
+    def provenance(self) -> dict[str, object]:
+        """Code version and commit, the models that served the finished taus and the settings sent."""
+        taus = [t for cell in self.done.values() for t in cell.values()]
+        return run_provenance(self.config.generation, (m for t in taus for m in t.served_models),
+                              (k for t in taus for k in t.not_sent))
+
     def save(self) -> None:
         if self.path is None:
             return
         failed = [{"level": lv, "agents": a, "tau": t, "error": e} for (lv, a, t), e in self.failed_units.items()]
-        payload = mask_known(json.dumps({"config": self.config.to_dict(), "cells": self.cells(), "failed": failed},
-                                        indent=1))
+        payload = mask_known(json.dumps({"config": self.config.to_dict(), "provenance": self.provenance(),
+                                         "cells": self.cells(), "failed": failed}, indent=1))
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_suffix(self.path.suffix + ".tmp")
         tmp.write_text(payload, encoding="utf-8")
@@ -217,7 +235,8 @@ async def run_tau(config: EvalConfig, level: str, agents: int, tau: float, brain
             recorder = Recorder(path, keep=True)  # kept in memory for the metrics, written when asked
             recorder.header(**spec.header(), model=config.model, prompt=config.prompt.to_dict(), repair=config.repair,
                             episode=episode, dispatch=config.dispatch.to_dict(), generation=config.generation,
-                            run_steps=config.steps, **session.episode_header())
+                            run_steps=config.steps, mindagent_version=config.version, commit=code_commit(),
+                            files=config.files, **session.episode_header())
             result = await run_episode(session, dispatcher, recorder, steps=config.steps, stop_on_model_error=True)
             completed += result.completed
             failed += result.failed
@@ -230,7 +249,9 @@ async def run_tau(config: EvalConfig, level: str, agents: int, tau: float, brain
     finally:
         await brain.aclose()
         await session.aclose()
-    return TauResult(tau, completed, failed, active, **cost, episodes=tuple(measured))
+    served, not_sent = (tuple(brain.served), tuple(brain.not_sent)) if isinstance(brain, LLMBrain) else ((), ())
+    return TauResult(tau, completed, failed, active, **cost, episodes=tuple(measured), served_models=served,
+                     not_sent=not_sent)
 
 
 async def run_eval(config: EvalConfig, results: Results, brain_factory: Callable[[], Brain], concurrency: int = 1,

@@ -26,6 +26,7 @@ from mindagent.llm.base import (
     Message,
     ModelUnavailable,
     Usage,
+    require_text,
 )
 from mindagent.llm.deadline import deadline
 from mindagent.llm.ratelimit import Gate, gated
@@ -76,12 +77,12 @@ def build_request(messages: Sequence[Message]) -> tuple[list[dict[str, Any]], li
     return system, turns
 
 
-def _reply_parts(resp: Any) -> tuple[str, Any, str | None]:
-    """(text, usage, model) of a Messages API reply; raises for anything else (`well_formed`
+def _reply_parts(resp: Any) -> tuple[str, Any, str | None, object]:
+    """(text, usage, model, stop reason) of a Messages API reply; raises for anything else (`well_formed`
     turns that into a retried `MalformedReply`)."""
     text = "".join(str(b.text) for b in resp.content if getattr(b, "type", "") == "text")
     model = getattr(resp, "model", None)
-    return text, resp.usage, model if isinstance(model, str) else None
+    return text, resp.usage, model if isinstance(model, str) else None, getattr(resp, "stop_reason", None)
 
 
 def map_usage(usage: Any, latency_s: float) -> Usage:
@@ -191,29 +192,31 @@ class AnthropicClient:
         started = time.perf_counter()
         with metered():
             async with deadline(config.timeout_s, self.name):  # httpx's read timeout is per chunk
-                text, usage_raw, served = await self._attempts(sdk, messages, config)
+                text, usage_raw, served, stop = await self._attempts(sdk, messages, config)
         latency = time.perf_counter() - started
+        text = require_text(text, stop, self.name, config.max_tokens)
         usage = map_usage(usage_raw, latency)
         log.debug("%s: %d prompt (%d cached) + %d output tokens in %.2fs", self.name,
                   usage.prompt_tokens, usage.cached_tokens, usage.output_tokens, latency)
-        return Completion(text=text, usage=usage, model=served or self.model)
+        # a temperature the model refused is not sent: say so, so results never claim it was
+        not_sent = ("temperature",) if config.temperature is not None and not self._send_temperature else ()
+        return Completion(text=text, usage=usage, model=served or self.model, not_sent=not_sent)
 
     async def _attempts(self, sdk: Any, messages: Sequence[Message],
-                        config: GenerationConfig) -> tuple[str, Any, str | None]:
+                        config: GenerationConfig) -> tuple[str, Any, str | None, object]:
         """The retried call, once more without temperature if the model rejects sampling parameters."""
         import anthropic
 
         for _ in range(2):  # a second pass only after dropping a rejected temperature
             kwargs = self._kwargs(messages, config)
             try:
-                text, usage_raw, served = await with_retries(
+                return await with_retries(
                     gated(well_formed(functools.partial(sdk.messages.create, **kwargs), _reply_parts), self._gate),
                     config,
                     what=self.name,
                     sleep=self._sleep,
                     rng=self._rng,
                 )
-                return text, usage_raw, served
             except anthropic.BadRequestError as exc:
                 if not (self._send_temperature and "temperature" in str(exc).lower()):
                     raise error_kind(exc)(f"{self.name}: {describe(exc)}") from exc

@@ -28,6 +28,9 @@ is a plain `LLMError`.
     │                     `make_client`; a request with no user message; a grammar llama.cpp
     │                     cannot parse; a prompt longer than the local context window; a replay
     │                     prompt with no recorded answer left
+    ├── EmptyAnswer       the reply carried no text (a reasoning model that spent max_tokens
+    │                     on hidden reasoning answers ``content: ""`` with ``finish_reason:
+    │                     "length"``); never scored as a step of idle agents
     └── ModelTimeout      the call's overall deadline (`GenerationConfig.timeout_s`, wall
                           clock, retries included: `mindagent.llm.deadline`), or the SDK's own
                           timeout / HTTP 408 after our retries ran out
@@ -68,7 +71,11 @@ class Usage:
 class Completion:
     text: str
     usage: Usage = field(default_factory=Usage)
+    #: The model the provider says served the call (a snapshot behind an alias), else the name asked for;
+    #: empty when unknown (a replay of a recording that named none).
     model: str = ""
+    #: Generation settings asked for but not sent (the Anthropic backend drops a refused temperature).
+    not_sent: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +85,9 @@ class GenerationConfig:
     timeout_s: float = 60.0
     max_retries: int = 4
     seed: int | None = 0
+    #: Longest wait a server's Retry-After may impose before one retry (`--max-retry-after`); the
+    #: call's overall deadline (`timeout_s`) still bounds the whole call, retries included.
+    max_retry_after_s: float = 30.0
 
 
 class LLMError(Exception):
@@ -106,10 +116,28 @@ class ModelTimeout(LLMError):
     """The call did not finish within its time limit."""
 
 
+class EmptyAnswer(LLMError):
+    """The model answered with no text (often cut by max_tokens before any visible output)."""
+
+
+def require_text(text: str, finish_reason: object, what: str, max_tokens: int) -> str:
+    """`text` if it holds anything but whitespace, else `EmptyAnswer` naming why the reply was empty.
+
+    Every backend calls this on its reply, so an empty answer is a model error everywhere: scored as
+    play it would be a step of idle agents, and a reasoning model cut by max_tokens would look like
+    a model that chose to do nothing."""
+    if text.strip():
+        return text
+    if finish_reason in ("length", "max_tokens"):
+        raise EmptyAnswer(f"{what}: empty answer cut by max_tokens={max_tokens} (finish reason {finish_reason!r}); "
+                          "raise --max-tokens (reasoning models spend tokens before they answer)")
+    raise EmptyAnswer(f"{what}: empty answer (finish reason {finish_reason!r})")
+
+
 #: Every kind by class name, so a recorded ``error_kind`` can be raised again on replay.
 ERROR_KINDS: dict[str, type[LLMError]] = {
     cls.__name__: cls
-    for cls in (LLMError, RateLimited, AuthFailed, ModelUnavailable, BadRequest, ModelTimeout)
+    for cls in (LLMError, RateLimited, AuthFailed, ModelUnavailable, BadRequest, ModelTimeout, EmptyAnswer)
 }
 
 

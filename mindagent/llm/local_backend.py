@@ -43,6 +43,7 @@ from mindagent.llm.base import (
     ModelTimeout,
     ModelUnavailable,
     Usage,
+    require_text,
 )
 from mindagent.llm.deadline import deadline
 from mindagent.llm.local_models import (
@@ -261,7 +262,8 @@ class LocalClient:
             resp, cached = await self._run(payload, config, grammar)
         latency = time.perf_counter() - started
         choice = resp["choices"][0]
-        text = choice["message"].get("content") or ""
+        text = require_text(choice["message"].get("content") or "", choice.get("finish_reason"), self.name,
+                            config.max_tokens)
         if grammar is not None and choice.get("finish_reason") == "length":
             log.warning("%s: max_tokens=%d cut the answer before the grammar's end",
                         self.name, config.max_tokens)

@@ -23,6 +23,7 @@ from mindagent.llm.base import (
     Message,
     ModelUnavailable,
     Usage,
+    require_text,
 )
 from mindagent.llm.deadline import deadline
 from mindagent.llm.ratelimit import Gate, gated
@@ -59,8 +60,8 @@ def map_usage(usage: Any, latency_s: float) -> Usage:
     )
 
 
-def _reply_parts(resp: Any) -> tuple[str, Any, str | None]:
-    """(text, usage, model) of a chat completion; raises for anything else (`well_formed` turns
+def _reply_parts(resp: Any) -> tuple[str, Any, str | None, object]:
+    """(text, usage, model, finish reason) of a chat completion; raises for anything else (`well_formed` turns
     that into a retried `MalformedReply`)."""
     if not resp.choices:
         raise ValueError("the response has no choices")
@@ -68,7 +69,8 @@ def _reply_parts(resp: Any) -> tuple[str, Any, str | None]:
     if text is not None and not isinstance(text, str):
         raise TypeError(f"message content is {type(text).__name__}")
     model = getattr(resp, "model", None)
-    return text or "", resp.usage, model if isinstance(model, str) else None
+    finish = getattr(resp.choices[0], "finish_reason", None)
+    return text or "", resp.usage, model if isinstance(model, str) else None, finish
 
 
 class OpenAIClient:
@@ -161,7 +163,7 @@ class OpenAIClient:
         with metered():
             try:
                 async with deadline(config.timeout_s, self.name):  # httpx's read timeout is per chunk
-                    text, usage_raw, served = await with_retries(
+                    text, usage_raw, served, finish = await with_retries(
                         gated(well_formed(functools.partial(sdk.chat.completions.create, **kwargs), _reply_parts),
                               self._gate),
                         config,
@@ -172,6 +174,7 @@ class OpenAIClient:
             except openai.OpenAIError as exc:
                 raise error_kind(exc)(f"{self.name}: {describe(exc)}") from exc
         latency = time.perf_counter() - started
+        text = require_text(text, finish, self.name, config.max_tokens)
         usage = map_usage(usage_raw, latency)
         log.debug("%s: %d prompt (%d cached) + %d output tokens in %.2fs", self.name,
                   usage.prompt_tokens, usage.cached_tokens, usage.output_tokens, latency)

@@ -43,11 +43,13 @@ CONNECT_TIMEOUT_S = 10.0
 #: Retries after the first attempt when GenerationConfig does not say otherwise.
 DEFAULT_MAX_RETRIES = 4
 #: Hard ceiling on retries, whatever the config asks: a run must never hang on a dead provider.
-MAX_RETRIES_CAP = 10
+MAX_RETRIES_CAP = 20
 #: First backoff delay; doubled each attempt.
 BASE_BACKOFF_S = 0.5
-#: Longest single wait, also the cap applied to a server's Retry-After header.
+#: Longest single backoff wait, and the default cap on a server's Retry-After header.
 MAX_BACKOFF_S = 30.0
+#: Ceiling on the Retry-After cap a config may ask for (`GenerationConfig.max_retry_after_s`).
+MAX_RETRY_AFTER_CAP_S = 3600.0
 
 #: HTTP statuses worth another try; every 5xx is added by `should_retry`.
 RETRYABLE_STATUSES = frozenset({408, 409, 429})
@@ -219,7 +221,8 @@ async def with_retries(
             delay = backoff_delay(attempt, rng)
             hinted = retry_after_s(exc)
             if hinted is not None:
-                delay = min(MAX_BACKOFF_S, max(delay, hinted))
+                cap = max(0.0, min(config.max_retry_after_s, MAX_RETRY_AFTER_CAP_S))
+                delay = min(max(cap, delay), max(delay, hinted))
             log.warning("%s failed (%s); retry %d/%d in %.2fs",
                         what, describe(exc), attempt + 1, retries, delay)
             await sleep(delay)

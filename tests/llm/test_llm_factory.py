@@ -15,6 +15,7 @@ from mindagent.llm import (
     SPEC_FORMS,
     AuthFailed,
     BadRequest,
+    EmptyAnswer,
     LLMError,
     ModelTimeout,
     ModelUnavailable,
@@ -72,7 +73,7 @@ def test_bad_specs_list_the_accepted_forms(spec: str) -> None:
 
 
 def test_error_tree() -> None:
-    kinds = (RateLimited, AuthFailed, ModelUnavailable, BadRequest, ModelTimeout)
+    kinds = (RateLimited, AuthFailed, ModelUnavailable, BadRequest, ModelTimeout, EmptyAnswer)
     for kind in kinds:
         assert issubclass(kind, LLMError) and kind.__bases__ == (LLMError,)
         assert kind.__name__ in mindagent.llm.__all__

@@ -237,3 +237,18 @@ async def test_retry_after_header_is_honoured_within_cap(fake_sleep: Any) -> Non
     await with_retries(fn, GenerationConfig(), sleep=fake_sleep, rng=random.Random(0))
     assert fake_sleep.waits[0] == 7.0
     assert fake_sleep.waits[1] == MAX_BACKOFF_S
+
+
+@pytest.mark.asyncio
+async def test_retries_and_the_retry_after_cap_are_configurable(fake_sleep: Any) -> None:
+    """A paid run may wait out a long Retry-After instead of failing a unit (`--max-retry-after`)."""
+    fn, _ = _flaky(StatusError(429, {"retry-after": "120"}), StatusError(429, {"retry-after": "9999"}))
+    config = GenerationConfig(max_retry_after_s=300.0)
+    await with_retries(fn, config, sleep=fake_sleep, rng=random.Random(0))
+    assert fake_sleep.waits == [120.0, 300.0]
+    fn, calls = _flaky(*[StatusError(503)] * 7)
+    assert await with_retries(fn, GenerationConfig(max_retries=7), sleep=fake_sleep, rng=random.Random(0)) == "ok"
+    assert len(calls) == 8
+    fn, _ = _flaky(StatusError(429, {"retry-after": "7"}))
+    await with_retries(fn, GenerationConfig(max_retry_after_s=0.0), sleep=fake_sleep, rng=random.Random(0))
+    assert fake_sleep.waits[-1] <= 2 * 0.5  # no cap above the backoff: the backoff alone
