@@ -21,13 +21,13 @@ Example::
 from __future__ import annotations
 
 import json
-import os
-import stat
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, ValidationError
+
+from mindagent.recordings.limits import read_regular_file
 
 #: Bytes of one results file or seed summary (a 100,000-seed summary is about 3 MB).
 MAX_RESULTS_BYTES = 64 * 1024 * 1024
@@ -92,20 +92,7 @@ class SeedSummary(_Open):
 
 def read_bounded(path: Path, limit: int) -> bytes:
     """The bytes of a regular file of at most `limit` bytes, refused by size before reading."""
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        with os.fdopen(fd, "rb") as fh:
-            info = os.fstat(fh.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                raise ResultsError(f"{path}: not a regular file")
-            if info.st_size > limit:
-                raise ResultsError(f"{path}: {info.st_size} bytes, over the limit of {limit}")
-            data = fh.read(limit + 1)
-    except OSError as exc:
-        raise ResultsError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    if len(data) > limit:
-        raise ResultsError(f"{path}: grew past the limit of {limit} bytes while read")
-    return data
+    return read_regular_file(path, limit, ResultsError)
 
 
 def nesting_depth(data: bytes) -> int:

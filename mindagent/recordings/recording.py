@@ -14,7 +14,6 @@ import json
 import logging
 import math
 import os
-import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +22,14 @@ from typing import IO, TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from mindagent.llm.redact import mask_known
-from mindagent.recordings.limits import MAX_AGENTS, MAX_HEADER_TEXT, MAX_RECORDING_BYTES, MAX_STEPS, MAX_TAU
+from mindagent.recordings.limits import (
+    MAX_AGENTS,
+    MAX_HEADER_TEXT,
+    MAX_RECORDING_BYTES,
+    MAX_STEPS,
+    MAX_TAU,
+    read_regular_file,
+)
 
 if TYPE_CHECKING:
     from mindagent.core.domain import DomainStep
@@ -214,31 +220,13 @@ class Recording:
         return steps[-1] if steps and isinstance(steps[-1], int) else None
 
 
-def _read_bounded(path: Path, limit: int) -> bytes:
-    try:
-        # O_NONBLOCK: a FIFO in the recording's place is not waited on
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        with os.fdopen(fd, "rb") as fh:
-            info = os.fstat(fh.fileno())
-            if not stat.S_ISREG(info.st_mode):
-                raise RecordingError(f"{path}: not a regular file")
-            if info.st_size > limit:
-                raise RecordingError(f"{path}: {info.st_size} bytes, over the limit of {limit} ({CAP_ENV})")
-            data = fh.read(limit + 1)
-    except OSError as exc:
-        raise RecordingError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    if len(data) > limit:
-        raise RecordingError(f"{path}: grew past the limit of {limit} bytes while read")
-    return data
-
-
 def load_recording(path: str | Path) -> Recording:
     """Every full line of a recording, its header checked against the limits first.
 
     A last line without its newline that is not JSON is a write cut short by a kill: it is left
     out and reported in `Recording.torn`; any other bad line is a `RecordingError`."""
     path = Path(path)
-    data = _read_bounded(path, max(recording_cap(), MAX_RECORDING_BYTES))
+    data = read_regular_file(path, max(recording_cap(), MAX_RECORDING_BYTES), RecordingError, f" ({CAP_ENV})")
     lines = data.decode("utf-8", errors="replace").split("\n")
     records: list[dict[str, Any]] = []
     torn = None
