@@ -101,5 +101,5 @@ def load(directory: Path) -> tuple[Any, BCMeta]:
     except (RuntimeError, OSError, EOFError, ValueError, KeyError, pickle.UnpicklingError) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise PolicyLoadError(f"{weights_path} does not hold this policy's weights: {first}") from exc
-    network.eval()
+    network.train(False)  # inference mode (no dropout or batch-norm updates)
     return network, meta

@@ -135,7 +135,7 @@ def train(layout: str, out_dir: Path, epochs: int = 100, seed: int = 0, limit: i
         network = build_network(train_x.shape[1], hidden)
         best_epoch = _fit(torch, network, (train_x[fit], train_y[fit]), (train_x[valid], train_y[valid]),
                           epochs, seed, batch_size, learning_rate, on_progress)
-        network.eval()
+        network.train(False)  # inference mode (no dropout or batch-norm updates)
         accuracy = {name: _accuracy(torch, network, x, y)[0]
                     for name, x, y in (("train", train_x[fit], train_y[fit]), ("validation", train_x[valid], train_y[valid]),
                                        ("heldout", test_x, test_y))}
@@ -182,7 +182,7 @@ def _fit(torch: Any, network: Any, fit: tuple[np.ndarray, np.ndarray], valid: tu
             loss = torch.nn.functional.cross_entropy(network(inputs[batch]), targets[batch])
             loss.backward()
             optimizer.step()
-        network.eval()
+        network.train(False)  # inference mode (no dropout or batch-norm updates)
         _, valid_loss = _accuracy(torch, network, *valid)  # NaN without validation rows: the last epoch is kept
         if valid_loss < best_loss:
             best_loss, best_epoch = valid_loss, epoch
