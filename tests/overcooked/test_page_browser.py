@@ -105,12 +105,33 @@ def _where(text: str) -> tuple[Cell, str]:
     return (int(found.group(1)), int(found.group(2))), found.group(3)
 
 
-async def _axe(page: Any) -> list[dict[str, Any]]:
+async def _axe(page: Any, toasts: bool = True) -> list[dict[str, Any]]:
+    """Serious or critical violations; with ``toasts=False`` the fading "served" toasts are left out."""
     if not await page.evaluate("() => !!window.axe"):
         await page.add_script_tag(path=str(AXE))
     result = await page.evaluate("async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
-                                 ".map(v => ({id: v.id, impact: v.impact, nodes: v.nodes.map(n => n.target.join(' '))}))")
-    return [v for v in result if v["impact"] in ("serious", "critical")]
+                                 ".map(v => ({id: v.id, impact: v.impact, nodes: v.nodes.map(n => ({target: "
+                                 "n.target.join(' '), html: n.html}))}))")
+    out = []
+    for v in result:
+        nodes = [n["target"] for n in v["nodes"] if toasts or not n["html"].startswith('<span class="pop ')]
+        if v["impact"] in ("serious", "critical") and (nodes or not v["nodes"]):
+            out.append({"id": v["id"], "impact": v["impact"], "nodes": nodes})
+    return out
+
+
+async def _axe_settled(page: Any, tries: int = 3) -> list[dict[str, Any]]:
+    """An axe scan of a page that redraws five times a second: a violation must show in every one of
+    `tries` scans half a second apart. The toasts are left out: soups are served every few seconds
+    and a toast's fade-out passes through low contrast for a moment (the kitchen's browser tests
+    scan after the toasts are gone; here they never are for long)."""
+    found: list[dict[str, Any]] = []
+    for _ in range(tries):
+        found = [v for v in await _axe(page, toasts=False) if v["nodes"]]
+        if not found:
+            return found
+        await asyncio.sleep(0.5)
+    return found
 
 
 async def test_a_person_and_the_planner_serve_soup_in_real_time(tmp_path: Path, require: Any) -> None:
@@ -187,7 +208,7 @@ async def test_a_person_and_the_planner_serve_soup_in_real_time(tmp_path: Path, 
                 await page.keyboard.press(key)
                 keys_pressed += 1
             if not scanned and int(last) >= 100:
-                assert await _axe(page) == [], "the Overcooked page mid-game"
+                assert await _axe_settled(page) == [], "the Overcooked page mid-game"
                 scanned = True
             if not shot and SHOTS and int(seen["served"]) >= 1 and ("cooking" in seen["pot"] or seen["holding"] == "soup"):
                 Path(SHOTS).mkdir(parents=True, exist_ok=True)

@@ -33,7 +33,7 @@ def worker_pids(served: Served) -> list[int]:
     """The serve process's room workers, oldest first."""
     pids = [pid for pid in children(served.proc.pid)
             if "spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")]
-    return sorted(pids, key=started)
+    return sorted(pids, key=lambda pid: (started(pid), pid))  # workers start within one clock tick: spawn order breaks ties
 
 
 def health(served: Served) -> dict[str, Any]:
