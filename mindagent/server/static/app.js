@@ -502,4 +502,10 @@ function wire() {
 
 readFragment();
 wire();
-connect();
+// The page's other scripts (board.js, controls.js, grid.js) run after this one; a message that
+// arrived between them would find their functions missing, so the socket opens once all have run.
+if (document.readyState === "loading" || document.readyState === "interactive") {
+  document.addEventListener("DOMContentLoaded", connect, { once: true });
+} else {
+  connect();
+}
