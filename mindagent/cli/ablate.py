@@ -42,6 +42,9 @@ def ablate(
     rpm: int | None = typer.Option(None, "--rpm", min=1, max=1_000_000,
                                    help="model requests per minute for the whole run, retries included "
                                         "(default: no limit)"),
+    tpm: int | None = typer.Option(None, "--tpm", min=1, max=1_000_000_000,
+                                   help="model tokens per minute for the whole run, retries included (a request "
+                                        "weighs its prompt's estimate plus --max-tokens; default: no limit)"),
 ) -> None:
     """Run the prompt ablations (full, no knowledge, few-step demo, no demo, no feedback, memory 0,
     demo with 2/3/4 agents) and print the paper-style table with each one's difference from full."""
@@ -71,7 +74,7 @@ def ablate(
                       generation=generation_settings(model, base_url=base_url, temperature=temperature,
                                                      max_tokens=max_tokens, brain=probe))
 
-    limits = RateLimits(rpm=rpm, concurrency=concurrency)
+    limits = RateLimits(rpm=rpm, concurrency=concurrency, tpm=tpm)
     gate = RateGate(limits) if limits.limited else None  # one budget for every configuration's brains
 
     def factory() -> Brain:

@@ -94,6 +94,10 @@ def evaluate(
     rpm: int | None = typer.Option(None, "--rpm", min=1, max=1_000_000,
                                    help="model requests per minute for the whole sweep, all workers and retries "
                                         "included (default: no limit)"),
+    tpm: int | None = typer.Option(None, "--tpm", min=1, max=1_000_000_000,
+                                   help="model tokens per minute for the whole sweep, all workers and retries included "
+                                        "(a request weighs its prompt's estimate plus --max-tokens, as providers "
+                                        "meter it; default: no limit)"),
     record: Path | None = typer.Option(None, "--record", help="write every episode's recording into this folder"),
     compare: str | None = typer.Option(None, "--compare", help="'paper': show the paper's figures and our upper bound"),
     seeds: str | None = typer.Option(None, "--seeds", help="run on several order streams (0-9, 0,3,5): mean, "
@@ -182,7 +186,7 @@ def evaluate(
     def recipe_for(run: EvalConfig) -> BrainRecipe:  # one brain per unit, built where the unit runs
         return dataclasses.replace(recipe, seed=run.seed)
 
-    limits = None if model in chosen.policies else RateLimits(rpm=rpm, concurrency=concurrency)
+    limits = None if model in chosen.policies else RateLimits(rpm=rpm, concurrency=concurrency, tpm=tpm)
     recipe = BrainRecipe(model, chosen.name, seed, base_url, model_path, temperature, max_tokens, timeout, threads,
                          limits=limits, retries=retries, max_retry_after_s=max_retry_after)
     runs = list(sweep.runs.values()) if sweep is not None else [results] if results is not None else []

@@ -69,7 +69,7 @@ class BrainRecipe:
     max_tokens: int = 100
     timeout_s: float = 60.0
     threads: int | None = None
-    #: the backend's budget for the whole sweep (`--rpm`, `--concurrency` across workers)
+    #: the backend's budget for the whole sweep (`--rpm`, `--tpm`, `--concurrency` across workers)
     limits: RateLimits | None = None
     #: a handle to the sweep's one gate for that budget; `run_units` (or `with_gate`) sets it
     gate: Gate | None = None
@@ -226,15 +226,15 @@ class _RayGate:
     def __init__(self, actor: Any) -> None:
         self.actor = actor
 
-    def try_enter(self) -> float:
+    def try_enter(self, tokens: int = 0) -> float:
         import ray
 
-        return float(ray.get(self.actor.try_enter.remote()))
+        return float(ray.get(self.actor.try_enter.remote(tokens)))
 
-    def leave(self) -> None:
+    def leave(self, tokens: int = 0) -> None:
         import ray
 
-        ray.get(self.actor.leave.remote())
+        ray.get(self.actor.leave.remote(tokens))
 
 
 def _run_ray(units: Sequence[Unit], recipe_for: Callable[[EvalConfig], BrainRecipe], address: str | None,

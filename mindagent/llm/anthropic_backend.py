@@ -29,7 +29,7 @@ from mindagent.llm.base import (
     require_text,
 )
 from mindagent.llm.deadline import deadline
-from mindagent.llm.ratelimit import Gate, gated
+from mindagent.llm.ratelimit import Gate, gated, request_tokens
 from mindagent.llm.redact import register_secret, register_url
 from mindagent.llm.retry import (
     CONNECT_TIMEOUT_S,
@@ -211,7 +211,8 @@ class AnthropicClient:
             kwargs = self._kwargs(messages, config)
             try:
                 return await with_retries(
-                    gated(well_formed(functools.partial(sdk.messages.create, **kwargs), _reply_parts), self._gate),
+                    gated(well_formed(functools.partial(sdk.messages.create, **kwargs), _reply_parts), self._gate,
+                          request_tokens((m.content for m in messages), config.max_tokens)),
                     config,
                     what=self.name,
                     sleep=self._sleep,

@@ -26,7 +26,7 @@ from mindagent.llm.base import (
     require_text,
 )
 from mindagent.llm.deadline import deadline
-from mindagent.llm.ratelimit import Gate, gated
+from mindagent.llm.ratelimit import Gate, gated, request_tokens
 from mindagent.llm.redact import redact_url, register_secret, register_url
 from mindagent.llm.retry import (
     CONNECT_TIMEOUT_S,
@@ -165,7 +165,7 @@ class OpenAIClient:
                 async with deadline(config.timeout_s, self.name):  # httpx's read timeout is per chunk
                     text, usage_raw, served, finish = await with_retries(
                         gated(well_formed(functools.partial(sdk.chat.completions.create, **kwargs), _reply_parts),
-                              self._gate),
+                              self._gate, request_tokens((m.content for m in messages), config.max_tokens)),
                         config,
                         what=self.name,
                         sleep=self._sleep,

@@ -7,6 +7,7 @@ server in this process), which notes when each request arrives and how many are 
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections import deque
@@ -23,6 +24,7 @@ from mindagent.cli import app
 from mindagent.evaluation.executors import BrainRecipe, run_units
 from mindagent.evaluation.sweep import EvalConfig, Results
 from mindagent.llm import RateGate, RateLimits
+from mindagent.llm.ratelimit import request_tokens
 
 runner = CliRunner()
 
@@ -93,6 +95,55 @@ def test_a_refused_caller_is_told_when_the_window_frees():
     assert gate.try_enter() == pytest.approx(5.0)  # the first place frees at 11
     clock.now = 11.0
     assert gate.try_enter() == 0.0
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(50, 400),
+       st.lists(st.tuples(st.sampled_from(["enter", "leave", "wait"]), st.floats(0.0, 0.7), st.floats(0.0, 1.0),
+                          st.integers(0, 50)), max_size=80))
+def test_the_gate_never_lets_a_server_see_more_tokens_than_its_budget(tpm: int,
+                                                                      script: list[tuple[str, float, float, int]]):
+    """As above for `tpm`: each request weighs its tokens (at most the budget, drawn) and arrives
+    somewhere in its life; every window of arrival times weighs at most `tpm`."""
+    clock = Clock()
+    gate = RateGate(RateLimits(tpm=tpm, window_s=1.0), clock=clock)
+    open_requests: list[tuple[float, float, int]] = []
+    arrivals: list[tuple[float, int]] = []
+    for action, amount, where, share in script:
+        if action == "wait":
+            clock.now += amount
+        elif action == "leave" and open_requests:
+            admitted, at, tokens = open_requests.pop(int(where * len(open_requests)) % len(open_requests))
+            gate.leave(tokens)
+            arrivals.append((admitted + at * (clock.now - admitted), tokens))
+        elif action == "enter":
+            tokens = max(1, tpm * share // 50)
+            if gate.try_enter(tokens) == 0.0:
+                open_requests.append((clock.now, where, tokens))
+    arrivals += [(admitted, tokens) for admitted, _, tokens in open_requests]
+    arrivals.sort()
+    for i, (t, _) in enumerate(arrivals):
+        assert sum(w for u, w in arrivals[: i + 1] if u > t - 1.0) <= tpm, arrivals
+
+
+def test_one_request_heavier_than_the_token_budget_still_goes_alone():
+    """Refusing it forever would stall the sweep; it waits until nothing else holds tokens."""
+    clock = Clock()
+    gate = RateGate(RateLimits(tpm=100, window_s=10.0), clock=clock)
+    assert gate.try_enter(60) == 0.0
+    assert gate.try_enter(500) > 0.0  # 60 held: the heavy one waits
+    clock.now = 1.0
+    gate.leave(60)  # held until 11
+    clock.now = 5.0
+    assert gate.try_enter(500) == pytest.approx(6.0)
+    clock.now = 11.0
+    assert gate.try_enter(500) == 0.0
+    assert gate.try_enter(1) > 0.0
+
+
+def test_a_request_weighs_its_prompt_estimate_and_what_it_may_write():
+    assert request_tokens(["abcd" * 25], 100) == 25 + 4 + 100
+    assert request_tokens(["a", "", "abcde"], 0) == (1 + 4) + (0 + 4) + (2 + 4)
 
 
 # --------------------------------------------------------------------------- across workers
@@ -212,3 +263,59 @@ def json_cells(path):
     import json
     data = json.loads(path.read_text())
     return sorted(data["cells"], key=lambda c: (c["level"], c["agents"]))
+
+
+class TokenMeter(Meter):
+    """Also weighs each request as the gate does, from the body the server received."""
+
+    def __init__(self) -> None:
+        super().__init__(hold_s=0.0)
+        self.weights: list[tuple[float, int]] = []
+
+    def answer(self, path: str, body: bytes):
+        request = json.loads(body)
+        limit = request.get("max_completion_tokens", request.get("max_tokens", 0))
+        weight = request_tokens((m["content"] for m in request["messages"]), int(limit))
+        with self._lock:
+            self.weights.append((time.monotonic(), weight))
+        return super().answer(path, body)
+
+    def heaviest_window(self, window_s: float) -> int:
+        recent: deque[tuple[float, int]] = deque()
+        most = 0
+        for t, w in sorted(self.weights):
+            recent.append((t, w))
+            while recent[0][0] <= t - window_s:
+                recent.popleft()
+            most = max(most, sum(x for _, x in recent))
+        return most
+
+
+def test_two_workers_together_keep_to_the_tokens_per_window(tmp_path):
+    """A budget of about two requests' weight a second, shared by two worker processes, measured
+    where it counts: the weights of what reached the server, in every one-second window."""
+    meter = TokenMeter()
+    with stub_server(meter.answer) as stub:
+        sweep(stub.url, None, 2, tmp_path, "free")
+        heaviest = max(w for _, w in meter.weights)
+        budget = 2 * heaviest + 1
+        assert meter.heaviest_window(1.0) > budget  # without the budget the workers do exceed it
+        meter.weights.clear()
+        meter.arrivals.clear()
+        sweep(stub.url, RateLimits(tpm=budget, window_s=1.0), 2, tmp_path, "limited")
+    assert len(meter.weights) == 16
+    assert meter.heaviest_window(1.0) <= budget
+
+
+def test_tpm_from_the_command_line_changes_no_result(tmp_path):
+    meter = Meter(hold_s=0.0)
+    args = ["eval", "--levels", "level_0", "--agents", "2", "--episodes", "1", "--steps", "2", "--taus", "1.0",
+            "--model", "openai:stub"]
+    with stub_server(meter.answer) as stub:
+        free = runner.invoke(app, [*args, "--base-url", stub.url, "--out", str(tmp_path / "free.json")])
+        limited = runner.invoke(app, [*args, "--base-url", stub.url, "--out", str(tmp_path / "tpm.json"),
+                                      "--tpm", "1000000"])
+        refused = runner.invoke(app, [*args, "--base-url", stub.url, "--tpm", "0"])
+    assert free.exit_code == 0 and limited.exit_code == 0, limited.output
+    assert (tmp_path / "free.json").read_bytes() == (tmp_path / "tpm.json").read_bytes()
+    assert refused.exit_code != 0
