@@ -141,8 +141,10 @@ async def measure(server: GameServer, room: str, seconds: float) -> dict[str, fl
 
 
 async def run(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
+    lifted = {"max_practice": 10_000, "max_practice_per_address": 10_000, "practice_rate": 10_000.0,
+              "practice_burst": 10_000.0, "admin_reserve": 0} if args.unbounded else {}
     config = ServerConfig(port=0, model="planner", model_why="benchmark", tick=args.tick, startup=None,
-                          recordings=folder)
+                          recordings=folder, **lifted)
     async with GameServer(config) as server:
         settings = RoomSettings(GameSpec("cuisineworld", "level_3", 4, 1.0, 0, "reference", 100_000), "planner",
                                 "benchmark", "realtime", args.tick, 30.0, True, autoplay=True)
@@ -175,6 +177,8 @@ def main() -> None:
     parser.add_argument("--baseline", type=float, default=10.0, help="seconds room B is measured before the flood")
     parser.add_argument("--warmup", type=float, default=3.0)
     parser.add_argument("--tick", type=float, default=0.5, help="room B's seconds per step")
+    parser.add_argument("--unbounded", action="store_true",
+                        help="lift the practice budget (the yardstick: what the flood costs without it)")
     args = parser.parse_args()
     if not 1 <= args.connections <= 64 or not 0 < args.per_second <= 10 or not 1 <= args.seconds <= 120:
         parser.error("keep it bounded: 1-64 connections, up to 10 a second, 1-120 seconds")
@@ -186,8 +190,9 @@ def main() -> None:
     print(f"\nflood: one address, {args.connections} connections opened at {args.per_second:g}/s, each sending "
           f"`practice` {args.per_second:g}/s for {args.seconds:g} s; room B: level_3, 4 agents, planner, a tick every "
           f"{args.tick:g} s, one spectator\n")
-    print(f"practice budget: {limits.per_address} per address, {limits.total} in all, {limits.rate:g}/s per address "
-          f"after a burst of {limits.burst:g}, the last {limits.admin_reserve} rooms kept for the admin\n")
+    budget = (f"practice budget: {limits.per_address} per address, {limits.total} in all, {limits.rate:g}/s per address "
+              f"after a burst of {limits.burst:g}, the last {limits.admin_reserve} rooms kept for the admin")
+    print(("practice budget LIFTED (--unbounded)" if args.unbounded else budget) + "\n")
     print(f"flood: {c['connections']} connections ({c['connect_refused']} refused), {c['sent']} practice frames, "
           f"{c['joined']} practice rooms opened, {c['refused']} refused; {r['practice_open_at_end']} open at the end")
     print(f"recordings written during the flood (besides room B's own): {r['recordings']} ({r['recording_bytes']} bytes)")
