@@ -122,10 +122,10 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))] if ordered else float("nan")
 
 
-def recordings(folder: Path, besides: str) -> tuple[int, int]:
-    """Recording files under `folder` and their bytes, leaving out room `besides`'s own."""
-    files = [p for p in folder.rglob("*.jsonl") if p.is_file() and not p.name.startswith(besides)]
-    return len(files), sum(p.stat().st_size for p in files)
+def recordings(folder: Path, besides: str) -> dict[str, int]:
+    """Recording files under `folder` (relative name -> bytes), leaving out room `besides`'s own."""
+    return {str(p.relative_to(folder)): p.stat().st_size for p in folder.rglob("*.jsonl")
+            if p.is_file() and not p.name.startswith(besides)}
 
 
 async def measure(server: GameServer, room: str, seconds: float) -> dict[str, float]:
@@ -164,8 +164,9 @@ async def run(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
         await asyncio.to_thread(child.join, 10)
         after = recordings(folder, room)
         practice_open = sum(1 for r in server.registry.rooms.values() if r.settings.practice)
-    return {"baseline": baseline, "during": during, "clients": result, "recordings": after[0] - before[0],
-            "recording_bytes": after[1] - before[1], "practice_open_at_end": practice_open,
+    written = sorted(set(after) - set(before))
+    return {"baseline": baseline, "during": during, "clients": result, "recordings": written,
+            "recording_bytes": sum(after[name] for name in written), "practice_open_at_end": practice_open,
             "limits": config.practice_limits()}
 
 
@@ -195,7 +196,9 @@ def main() -> None:
     print(("practice budget LIFTED (--unbounded)" if args.unbounded else budget) + "\n")
     print(f"flood: {c['connections']} connections ({c['connect_refused']} refused), {c['sent']} practice frames, "
           f"{c['joined']} practice rooms opened, {c['refused']} refused; {r['practice_open_at_end']} open at the end")
-    print(f"recordings written during the flood (besides room B's own): {r['recordings']} ({r['recording_bytes']} bytes)")
+    names = ", ".join(r["recordings"][:5]) + (", ..." if len(r["recordings"]) > 5 else "")
+    print(f"recordings written during the flood (besides room B's own): {len(r['recordings'])} "
+          f"({r['recording_bytes']} bytes){': ' + names if names else ''}")
     print(f"admin create_room during the flood: {'created' if c['admin_created'] else 'REFUSED: ' + c['admin_answer']} "
           f"in {c['admin_ms']:.1f} ms")
     print(f"new visitor's welcome during the flood: median {statistics.median(welcome) if welcome else float('nan'):.1f} ms, "

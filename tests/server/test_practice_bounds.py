@@ -203,3 +203,15 @@ def test_the_practice_limits_refuse_nonsense() -> None:
         ServerConfig(practice_rate=0).practice_limits()
     with pytest.raises(ValueError):
         ServerConfig(max_practice=-1).practice_limits()
+
+
+@pytest.mark.asyncio
+async def test_any_room_started_and_closed_before_a_step_writes_nothing(make_room: Any, member: Any,
+                                                                        tmp_path: Path) -> None:
+    room = await make_room(mode="turns")
+    me = member("me")
+    room.join(me, "player", 0)
+    room.start()
+    assert room.status == "running"
+    await room.close()
+    assert not (tmp_path / "rec").exists() or not list((tmp_path / "rec").iterdir())
