@@ -331,6 +331,8 @@ class Room:
         async with self._lock:
             if self.closed or self.status != "running" or self.session.done or not (force or self._turn_ready()):
                 return False
+            if self.settings.practice and not self.seats.players:  # left: it is closing, and plays for nobody
+                return False
             t = self.session.step_index
             ready = self.decisions.for_step()
             self._open_recording()

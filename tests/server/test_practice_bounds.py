@@ -215,3 +215,17 @@ async def test_any_room_started_and_closed_before_a_step_writes_nothing(make_roo
     assert room.status == "running"
     await room.close()
     assert not (tmp_path / "rec").exists() or not list((tmp_path / "rec").iterdir())
+
+
+@pytest.mark.asyncio
+async def test_a_practice_room_left_by_its_player_never_steps(make_server: Any, opener: Opener) -> None:
+    """Between its player's leaving and its closing, a tick found the turn 'ready' (nobody left to
+    wait for) and played an idle step, which wrote a recording of nothing."""
+    server = await make_server()
+    me = await opener(server)
+    await me.request("practice")
+    await me.request("start")
+    room = practice_rooms(server)[0]
+    room.leave(next(iter(room.seats.members)), quiet=True)  # as the desk does when it replaces the room
+    assert not await room.step(force=True)
+    assert room.session.step_index == 0 and not room.log.open
