@@ -64,6 +64,9 @@ def serve(
     port: int = typer.Option(8765, min=0, max=65535),
     private: bool = typer.Option(False, "--private", help="the start-up room needs its secret to join"),
     recordings: Path = typer.Option(Path("recordings/rooms"), "--recordings", help="folder for the rooms' JSONL recordings"),
+    recordings_budget: int = typer.Option(2048, "--recordings-budget", min=0, max=1_000_000,
+                                          help="megabytes every recording under --recordings may take; past it the oldest "
+                                               "practice recordings are deleted (the admin's rooms' never); 0: no budget"),
     base_url: str | None = o.BASE_URL, model_path: str | None = o.MODEL_PATH, temperature: float = o.TEMPERATURE,
     max_tokens: int = o.MAX_TOKENS, timeout: float = o.TIMEOUT, repair: int = o.REPAIR, memory: int = o.MEMORY,
     demo: str | None = o.DEMO, rules: str = o.RULES,
@@ -122,7 +125,8 @@ def serve(
         autoplay=autoplay, episodes=episodes, decision_timeout=timeout,
         dispatch=o.dispatch_settings("step" if dispatch == "auto" else dispatch, plan_steps, goal_every, team, control,
                                      partners, subtask_executor) if explicit else None,
-        human_tick=human_tick or None, countdown=countdown, hostnames=names, workers=workers)
+        human_tick=human_tick or None, countdown=countdown, hostnames=names, workers=workers,
+        recordings_budget=recordings_budget * 1024 * 1024 if recordings_budget else None)
     logging.getLogger("apscheduler").setLevel(logging.ERROR)  # "skipped: a step still running" is expected
     config.compression = "off" if compression == "off" else "member" if compression == "member" else "shared"
     server = GameServer(config)

@@ -33,8 +33,19 @@ from mindagent.dispatch.prompt import PromptConfig
 from mindagent.llm import telemetry
 from mindagent.llm.redact import install_log_redaction, register_secret, register_url
 from mindagent.server import prometheus
+from mindagent.server.admission import CROWDED_SHARE, AddressBook, SocketGuard, peer_address
+from mindagent.server.budgets import (
+    ADMIN_RESERVE,
+    MAX_PRACTICE,
+    MAX_PRACTICE_PER_ADDRESS,
+    PRACTICE_BURST,
+    PRACTICE_RATE,
+    PracticeBudget,
+    PracticeLimits,
+)
 from mindagent.server.connection import Connection
 from mindagent.server.desk import RoomDesk
+from mindagent.server.disk_budget import RECORDINGS_BUDGET
 from mindagent.server.fanout import SharedDeflateFactory
 from mindagent.server.hosts import LocalRooms, RoomHost, StartupRoom
 from mindagent.server.http import METRICS_PATH, StaticSite, served_names, text_response
@@ -43,7 +54,7 @@ from mindagent.server.pacing import COUNTDOWN_S, HUMAN_TICK_S
 from mindagent.server.protocol import HARD_FRAME_BYTES, VERSION
 from mindagent.server.ratelimit import DEFAULT_CAPACITY, DEFAULT_RATE, HANDSHAKE_RATE, HandshakeGate
 from mindagent.server.room import DECISION_TIMEOUT_S, MAX_MEMBERS, Room, RoomSettings
-from mindagent.server.rooms import BrainFactory, RoomRegistry
+from mindagent.server.rooms import MAX_ROOMS, BrainFactory, RoomRegistry
 from mindagent.server.shards import ShardLost, ShardSet
 
 log = logging.getLogger(__name__)
@@ -108,6 +119,23 @@ class ServerConfig:
     countdown: float = COUNTDOWN_S
     #: Processes hosting rooms (1: this one; N > 1: N room workers behind this process's port).
     workers: int = 1
+    #: Rooms at once (per process hosting rooms); practice rooms leave the last `admin_reserve` to the admin.
+    max_rooms: int = MAX_ROOMS
+    admin_reserve: int = ADMIN_RESERVE
+    #: Anonymous practice rooms at once, in all and per address, and how fast one address opens them.
+    max_practice: int = MAX_PRACTICE
+    max_practice_per_address: int = MAX_PRACTICE_PER_ADDRESS
+    practice_rate: float = PRACTICE_RATE
+    practice_burst: float = PRACTICE_BURST
+    #: Bytes every recording under `recordings` may take; past it the oldest practice recordings
+    #: are deleted (None: no budget). The admin's rooms' recordings are never deleted.
+    recordings_budget: int | None = RECORDINGS_BUDGET
+    #: Once 3/4 of `max_connections` are in use, an address holding this many gets no more.
+    crowded_share: int = CROWDED_SHARE
+
+    def practice_limits(self) -> PracticeLimits:
+        return PracticeLimits(self.max_practice, self.max_practice_per_address, self.practice_rate,
+                              self.practice_burst, self.admin_reserve)
 
     def room_options(self) -> dict[str, Any]:
         """The settings every room of this server shares beyond the game (flags, not per room)."""
@@ -135,8 +163,7 @@ def _compression(kind: str) -> dict[str, Any]:
 
 def _address(connection: ServerConnection) -> str:
     """The peer's IP address (the port differs per connection)."""
-    peer = connection.remote_address
-    return str(peer[0]) if isinstance(peer, tuple) and peer else str(peer)
+    return peer_address(connection.remote_address)
 
 
 def protect_secrets(config: ServerConfig, admin_token: str) -> None:
@@ -172,7 +199,9 @@ class GameServer:
             self.rooms = ShardSet(config, self.admin_token)
         else:
             self._registry = RoomRegistry(self.scheduler, config.recordings, factory, self.admin_token,
-                                          live_view=(config.host, names))
+                                          live_view=(config.host, names), max_rooms=config.max_rooms,
+                                          max_practice=config.max_practice, admin_reserve=config.admin_reserve,
+                                          recordings_budget=config.recordings_budget)
             self.rooms = LocalRooms(self._registry, RoomDesk(self._registry, config, self.domain),
                                     config.startup_settings())
         self.site = StaticSite(self._health, allowed_hosts=names)
@@ -188,7 +217,10 @@ class GameServer:
         self.connections: set[Connection] = set()
         #: Client frames share the loop in slices, so no burst of them delays a room's clock.
         self.lane = FrameLane()
-        self._per_address: dict[str, int] = {}
+        self.addresses = AddressBook(config.max_connections, config.max_per_address, config.crowded_share)
+        #: Sockets still in their handshake, per address (as many as the connections it may hold).
+        self.sockets = SocketGuard(config.max_per_address)
+        self.practice = PracticeBudget(config.practice_limits(), config.max_rooms * config.workers)
         # burst: a full set of tabs plus two seconds of reconnects
         self._handshakes = HandshakeGate(config.handshake_rate, config.max_per_address + 2 * config.handshake_rate)
         self._server: Server | None = None
@@ -201,7 +233,8 @@ class GameServer:
         self._server = await serve(
             self._handle, self.config.host, self.config.port, process_request=self._process_request,
             max_size=HARD_FRAME_BYTES, max_queue=32, ping_interval=20, ping_timeout=20, close_timeout=5,
-            server_header="mindagent", **_compression(self.config.compression))
+            server_header="mindagent", create_connection=self.sockets.connection_class(),
+            **_compression(self.config.compression))
         log.info("serving on %s", self.url)
 
     async def stop(self) -> None:
@@ -263,11 +296,10 @@ class GameServer:
         if urlsplit(request.path).path == METRICS_PATH:
             return self.site.gate(request) or text_response(await self.metrics_text(), prometheus.CONTENT_TYPE)
         if request.path.startswith("/ws"):
-            if len(self.connections) >= self.config.max_connections:
-                return connection.respond(503, "too many connections\n")
             address = _address(connection)
-            if self._per_address.get(address, 0) >= self.config.max_per_address:
-                return connection.respond(429, "too many connections from this address\n")
+            refused = self.addresses.refusal(address)
+            if refused is not None:
+                return connection.respond(*refused)
             if not self._handshakes.admit(address):
                 return connection.respond(429, "too many new connections from this address; wait a moment\n")
         return self.site.process_request(connection, request)
@@ -276,16 +308,13 @@ class GameServer:
         conn = Connection(ws, self)
         address = _address(ws)
         self.connections.add(conn)
-        self._per_address[address] = self._per_address.get(address, 0) + 1
+        self.addresses.add(address)
         try:
             await conn.serve()
         finally:
             self.connections.discard(conn)
-            left = self._per_address.get(address, 1) - 1
-            if left > 0:
-                self._per_address[address] = left
-            else:
-                self._per_address.pop(address, None)
+            self.addresses.remove(address)
+            self.practice.release(conn)
 
     def _health(self) -> dict[str, Any]:
         """``ok`` is false from the moment a room worker is found dead until its replacement has

@@ -19,6 +19,7 @@ from websockets.exceptions import ConnectionClosed
 
 from mindagent.core.capabilities import RealTimePace
 from mindagent.server import protocol as p
+from mindagent.server.admission import peer_address
 from mindagent.server.desk import LOBBY_TYPES, answer
 from mindagent.server.fanout import text_of
 from mindagent.server.ratelimit import TokenBucket
@@ -45,6 +46,7 @@ class Connection:
         self.server = server
         self.id = next(_ids)
         self.name = f"guest{self.id}"
+        self.address = peer_address(ws.remote_address)
         self.room: Room | None = None
         self.bucket = TokenBucket(server.config.rate, server.config.burst)
         self._out: asyncio.Queue[str | None] = asyncio.Queue(SEND_QUEUE)
@@ -142,13 +144,30 @@ class Connection:
             return True
         if message.type in LOBBY_TYPES:
             await answer(self, self._lobby[message.type], message, re)
+        elif message.type == "practice":
+            await self._practice(message, frame, re)
         else:
-            text = frame if isinstance(frame, str) else frame.decode("utf-8", "replace")
-            started = time.perf_counter()
-            await self.server.rooms.handle(self, message, text, re)
-            if self.server.rooms.remote:
-                self._waited += time.perf_counter() - started
+            await self._to_room(message, frame, re)
         return True
+
+    async def _to_room(self, message: Any, frame: str | bytes, re: object) -> None:
+        text = frame if isinstance(frame, str) else frame.decode("utf-8", "replace")
+        started = time.perf_counter()
+        await self.server.rooms.handle(self, message, text, re)
+        if self.server.rooms.remote:
+            self._waited += time.perf_counter() - started
+
+    async def _practice(self, message: Any, frame: str | bytes, re: object) -> None:
+        """Anyone may open a practice room, within the server's budget for them (`budgets.py`)."""
+        rooms, budget = self.server.rooms, self.server.practice
+        before = rooms.room_of(self)
+        try:
+            budget.admit(self, self.address, rooms.room_count(), rooms.room_of)
+        except p.ProtocolError as exc:
+            self.push(p.error_message(exc.code, exc.message, re))
+            return
+        await self._to_room(message, frame, re)
+        budget.granted(self, self.address, before, rooms.room_of(self))
 
     # --------------------------------------------------------------- handlers
     async def _ping(self, msg: p.Ping, re: object) -> None:

@@ -69,6 +69,9 @@ class RoomHost(Protocol):
     def gone(self, conn: Connection) -> None:
         """`conn` closed: it leaves whatever room it was in."""
 
+    def room_of(self, conn: Connection) -> str | None:
+        """The id of the room `conn` sits in now (None: the lobby)."""
+
     async def open_room(self, settings: RoomSettings) -> dict[str, Any]:
         """Open a room (no connection involved): its ``room`` id, ``secret`` and ``summary``."""
 
@@ -124,6 +127,10 @@ class LocalRooms:
 
     def gone(self, conn: Connection) -> None:
         self.desk.drop(conn)
+
+    def room_of(self, conn: Connection) -> str | None:
+        room = self.desk.room_of(conn)
+        return room.id if room is not None else None
 
     async def open_room(self, settings: RoomSettings) -> dict[str, Any]:
         room = await self.registry.create(settings)

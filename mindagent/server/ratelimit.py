@@ -71,10 +71,10 @@ HANDSHAKE_RATE = 10.0
 HANDSHAKE_ADDRESSES = 10_000
 
 
-class HandshakeGate:
-    """A token bucket per address for new websocket connections, checked before the handshake:
-    an address reconnecting in a loop costs the server a 429, not a welcome listing every room.
-    The burst is the per-address connection cap, so opening that many tabs at once is fine."""
+class AddressBuckets:
+    """A token bucket per address: each address may do something `burst` times at once, then
+    `rate` times a second. Bounded memory: past `HANDSHAKE_ADDRESSES` addresses, the idle ones
+    (whose buckets have refilled) are forgotten first."""
 
     def __init__(self, rate: float = HANDSHAKE_RATE, burst: float = 64,
                  clock: Callable[[], float] = time.monotonic) -> None:
@@ -97,3 +97,9 @@ class HandshakeGate:
             del self._buckets[address]
         while len(self._buckets) >= HANDSHAKE_ADDRESSES:
             del self._buckets[next(iter(self._buckets))]
+
+
+class HandshakeGate(AddressBuckets):
+    """New websocket connections per address, checked before the handshake: an address
+    reconnecting in a loop costs the server a 429, not a welcome listing every room. The burst is
+    the per-address connection cap, so opening that many tabs at once is fine."""

@@ -85,6 +85,8 @@ class Room:
         #: The practice room's coach: a built-in policy whose next command is offered as a hint.
         self.coach: Brain | None = None
         self.card = Scorecard(session.n_agents, session.credit)
+        #: The episode's recording header, kept from the start until its first step opens the file.
+        self._header: dict[str, Any] | None = None
 
     # ------------------------------------------------------- views of parts
     # The clock's honesty figures (benchmarks), the pace, and what tests and callers read of the parts.
@@ -247,16 +249,16 @@ class Room:
             return
         self.clock.stop_countdown()
         self.status = "running"
-        if not self.log.open:
+        if not self.log.open and self._header is None:
             spec = self.settings.spec
-            self.run.recorder = self.log.start(self.episode, {
+            self._header = {
                 **spec.header(), "max_steps": self.session.max_steps, "model": self.settings.model,
                 "prompt": self.settings.prompt.to_dict(), "repair": self.settings.repair,
                 "dispatch": self.dispatcher.dispatch.to_dict(), **self.session.episode_header(),
                 "episode": self.episode, "room": self.id, **{k: v for k, v in self.settings.describe().items()
                                                              if k in ("mode", "tick", "turn_timeout")},
                 "pacing": self.settings.pace.record(bool(self.seats.players)),
-            })
+            }
             for member, seat in self.seats.members.items():  # people seated before the start get their line too
                 self.log.note("seat", step=self.session.step_index, event="join", role=seat.role, agent=seat.agent)
                 if seat.role != "spectator":
@@ -272,6 +274,7 @@ class Room:
             self.decisions.cancel()
             if self.log.open:
                 self.run.finish()
+            self._header = None
             await self.session.reset()
             self._reset_brain()
             self.episode += 1
@@ -328,8 +331,11 @@ class Room:
         async with self._lock:
             if self.closed or self.status != "running" or self.session.done or not (force or self._turn_ready()):
                 return False
+            if self.settings.practice and not self.seats.players:  # left: it is closing, and plays for nobody
+                return False
             t = self.session.step_index
             ready = self.decisions.for_step()
+            self._open_recording()
             commands, actors = self._joint_commands(ready)
             result = await self.run.advance(ready, commands, actors)
             self._remember(t, result, actors)
@@ -343,6 +349,13 @@ class Room:
                 self.decisions.start()
         self.broadcast_state()
         return True
+
+    def _open_recording(self) -> None:
+        """The episode's file opens with its first step: a room started and left before anything
+        was played (a practice room opened by anyone, and closed) writes nothing."""
+        if self._header is not None and not self.log.open:
+            self.run.recorder = self.log.start(self.episode, self._header)
+        self._header = None
 
     def _joint_commands(self, ready: Decision | None) -> tuple[list[str], list[str]]:
         """The step's commands: people's queued ones and the decision's, never the decision's for

@@ -23,6 +23,8 @@ from mindagent.core import registry as domains
 from mindagent.core.capabilities import LiveView
 from mindagent.core.domain import DomainSession, SpecError
 from mindagent.dispatch.brains import Brain
+from mindagent.server.budgets import ADMIN_RESERVE, MAX_PRACTICE
+from mindagent.server.disk_budget import PRACTICE_FOLDER, RECORDINGS_BUDGET, RecordingBudget
 from mindagent.server.protocol import ProtocolError
 from mindagent.server.room import Room, RoomSettings
 
@@ -56,13 +58,19 @@ class RoomRegistry:
 
     def __init__(self, scheduler: AsyncIOScheduler, recordings: Path, brain_factory: BrainFactory,
                  admin_token: str | None = None, session_factory: SessionFactory | None = None,
-                 max_rooms: int = MAX_ROOMS, live_view: tuple[str, frozenset[str] | None] | None = None) -> None:
+                 max_rooms: int = MAX_ROOMS, live_view: tuple[str, frozenset[str] | None] | None = None,
+                 max_practice: int = MAX_PRACTICE, admin_reserve: int = ADMIN_RESERVE,
+                 recordings_budget: int | None = RECORDINGS_BUDGET) -> None:
         self.scheduler = scheduler
         self.recordings = recordings
         self.brain_factory = brain_factory
         self.session_factory = session_factory or (lambda settings: domains.make_session(settings.spec))
         self.admin_token = admin_token or secrets.token_urlsafe(18)
         self.max_rooms = max_rooms
+        #: Practice rooms (anonymous) here at most, and rooms they leave for the admin.
+        self.max_practice = max_practice
+        self.admin_reserve = admin_reserve
+        self.disk = RecordingBudget(recordings, recordings_budget)
         # (bind address, Host names it answers to): where a domain with a live 3D view serves it
         self.live_view = live_view
         self.rooms: dict[str, Room] = {}
@@ -105,6 +113,8 @@ class RoomRegistry:
         """Build, open and schedule a room; its secret is None for a public room."""
         if len(self.rooms) >= self.max_rooms:
             raise ProtocolError("bad_state", f"this server hosts at most {self.max_rooms} rooms")
+        if settings.practice:
+            self._check_practice()
         try:
             settings.spec = domains.validate(settings.spec)
             session = self.session_factory(settings)
@@ -117,7 +127,8 @@ class RoomRegistry:
         while room_id in self.rooms:
             room_id = secrets.token_hex(16)
         secret = None if settings.public else secrets.token_urlsafe(12)
-        room = Room(room_id, secret, settings, session, brain, self.recordings)
+        folder = self.recordings / PRACTICE_FOLDER if settings.practice else self.recordings
+        room = Room(room_id, secret, settings, session, brain, folder)
         try:
             await room.open()
         except Exception as exc:  # noqa: BLE001 - a live world that cannot start: no half-made room stays behind
@@ -134,6 +145,14 @@ class RoomRegistry:
         log.info("room %s: %s x%d, %s, model %s", room_id, settings.spec.level, settings.spec.agents,
                  settings.mode, settings.model)
         return room
+
+    def _check_practice(self) -> None:
+        """Practice rooms never take the admin's last rooms, nor more than their own cap (the
+        front's `PracticeBudget` also caps them per address and across workers)."""
+        if len(self.rooms) >= self.max_rooms - self.admin_reserve:
+            raise ProtocolError("bad_state", "the server is nearly full; no practice rooms now")
+        if sum(1 for room in self.rooms.values() if room.settings.practice) >= self.max_practice:
+            raise ProtocolError("bad_state", "every practice room is taken; try again in a few minutes")
 
     def _reschedule(self, room: Room) -> None:
         """The room's step period changed (a person sat down or left): move its clock job."""
@@ -168,6 +187,8 @@ class RoomRegistry:
         if job is not None:
             job.remove()
         await room.close()
+        if room.settings.practice:  # anonymous recordings: keep the folder within its budget
+            self.disk.request()
 
     async def close_all(self) -> None:
         for room in list(self.rooms.values()):

@@ -408,6 +408,10 @@ class ShardSet:
             if shard is not None and shard.alive:
                 write_record(shard.writer, {"k": "drop", "c": conn.id})
 
+    def room_of(self, conn: Connection) -> str | None:
+        place = self.places.get(conn.id)
+        return place.room if place is not None else None
+
     async def open_room(self, settings: RoomSettings) -> dict[str, Any]:
         try:
             header, payload = await self._request(self._least_loaded(), {"k": "open"}, pickle.dumps(settings))

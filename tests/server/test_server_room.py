@@ -168,4 +168,6 @@ async def test_episode_end_questionnaire_recording_and_restart(make_room: Any, m
     assert (await replay_recording_async(path)).steps == 3  # the server's recording replays like any other
     await room.restart()
     assert room.status == "running" and room.episode == 2 and room.session.step_index == 0
-    assert room.log.path != path
+    assert room.log.path == path  # the next episode's file opens with its first step
+    await room.step()
+    assert room.log.path is not None and room.log.path != path and room.log.path.name.endswith("_e2.jsonl")
