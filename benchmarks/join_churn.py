@@ -9,6 +9,9 @@ to the run that served it (not modulo the period, so a tick skipped or merged in
 shows up with that run's lateness), and ticks and steps run are reported against those scheduled.
 Target: p99 under 50 ms and every step run. Frames are counted as the client sent them and as the
 server handled them; the difference waits in socket buffers (a waiting connection is not read).
+Beside the figures it prints the load average (1 min, start and end), how busy the cores were and
+the server's share of that CPU time (`machine_load.py`): under other work the same churn measured
+a p99 twenty times the quiet one, so a figure without its load says little.
 Bounded: `--seconds` of measurement, then everything stops.
 
     python benchmarks/join_churn.py [--spectators 500] [--seconds 20] [--tick 0.5]
@@ -25,6 +28,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from machine_load import MachineLoad
 
 from mindagent.core.spec import GameSpec
 from mindagent.server import GameServer, RoomSettings, ServerConfig
@@ -67,7 +72,7 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))] if ordered else float("nan")
 
 
-async def run(args: argparse.Namespace, folder: Path) -> dict[str, float]:
+async def run(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
     config = ServerConfig(port=0, model="planner", model_why="benchmark", tick=args.tick, startup=None,
                           recordings=folder, max_per_address=args.spectators + 10,
                           max_room_members=args.spectators + 10)
@@ -91,9 +96,11 @@ async def run(args: argparse.Namespace, folder: Path) -> dict[str, float]:
         ticks0, steps0, frames0, handled0 = measured.ticks, measured.session.step_index, counts.value, server.lane.handled
         started = time.time()
         cpu0 = time.process_time()
+        probe = MachineLoad.start()
         await asyncio.sleep(args.seconds)
         wall = time.time() - started
         cpu = time.process_time() - cpu0
+        seen = probe.stop(cpu)
         steps = measured.session.step_index - steps0
         ticks = measured.ticks - ticks0
         lateness = [1000 * lag for lag in measured.lags]
@@ -108,7 +115,7 @@ async def run(args: argparse.Namespace, folder: Path) -> dict[str, float]:
             "ticks": ticks, "scheduled": scheduled,
             "steps": steps, "p50": percentile(lateness, 0.5), "p99": percentile(lateness, 0.99),
             "max": max(lateness, default=float("nan")), "cpu": 100 * cpu / wall,
-            "cpu_per_frame": 1e6 * cpu / max(handled, 1)}
+            "cpu_per_frame": 1e6 * cpu / max(handled, 1), "load": seen.cells()}
 
 
 def main() -> None:
@@ -124,11 +131,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         r = asyncio.run(run(args, Path(tmp)))
     print("| spectators churning room A | join/leave frames/s sent / handled | room B ticks run / scheduled | steps run | "
-          "lateness p50 | p99 | max | server CPU | CPU per frame |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "lateness p50 | p99 | max | server CPU | CPU per frame | load average | cores busy | server's share of busy CPU |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     print(f"| {r['spectators']} | {r['frames_per_s']:.0f} / {r['handled_per_s']:.0f} | {r['ticks']} / {r['scheduled']} | {r['steps']} | "
           f"{r['p50']:.2f} ms | {r['p99']:.2f} ms | {r['max']:.2f} ms | {r['cpu']:.0f} % | "
-          f"{r['cpu_per_frame']:.0f} µs |")
+          f"{r['cpu_per_frame']:.0f} µs | {r['load']} |")
 
 
 if __name__ == "__main__":

@@ -9,7 +9,10 @@ steps run are printed against those scheduled. Target: 250 rooms at 2 ticks/s wi
 each, p99 lateness under 50 ms and every tick run.
 
 With `--workers N` the rooms live in N worker processes behind one front process (`serve
---workers N`); CPU is then summed over every server process.
+--workers N`); CPU is then summed over every server process. Beside every figure the table gives
+the load average (1 min, at the start and end of the measurement), how busy the cores were, and
+the share of that CPU time the server got (`machine_load.py`): a p99 taken on a loaded machine
+says what the server did with what was left, not what it needs.
 
     python benchmarks/server_load.py [--rooms 1,10,50,100] [--tick 0.5] [--seconds 20] [--spectators 2] [--no-clients]
                                      [--workers 1]
@@ -26,6 +29,9 @@ import statistics
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
+
+from machine_load import MachineLoad
 
 from mindagent.core.spec import GameSpec
 from mindagent.server import GameServer, RoomSettings, ServerConfig
@@ -66,7 +72,7 @@ def percentile(values: list[float], q: float) -> float:
 
 
 
-async def run(n: int, args: argparse.Namespace, folder: Path) -> dict[str, float]:
+async def run(n: int, args: argparse.Namespace, folder: Path) -> dict[str, Any]:
     config = ServerConfig(port=0, model=args.model, model_why="benchmark", tick=args.tick, startup=None,
                           recordings=folder / f"n{n}", rate=1000, burst=1000, workers=args.workers,
                           max_per_address=max(64, n * args.spectators + 10), compression=args.compression)
@@ -87,8 +93,10 @@ async def run(n: int, args: argparse.Namespace, folder: Path) -> dict[str, float
                 await asyncio.sleep(0.1)
         await asyncio.sleep(args.warmup)
         before = await server.rooms.clock_stats(clear=True)
+        probe = MachineLoad.start()
         await asyncio.sleep(args.seconds)
         after = await server.rooms.clock_stats()
+        seen = probe.stop(after.cpu_s - before.cpu_s)
         wall = after.clock - before.clock  # when the rooms' processes counted, not when the answers came
         cpu = after.cpu_s - before.cpu_s
         ticks = after.ticks - before.ticks
@@ -101,7 +109,7 @@ async def run(n: int, args: argparse.Namespace, folder: Path) -> dict[str, float
     return {"rooms": n, "ticks": ticks, "expected": expected, "rate": ticks / wall, "p50": percentile(lags, 0.5),
             "p99": percentile(lags, 0.99), "max": max(lags, default=float("nan")),
             "mean": statistics.fmean(lags) if lags else float("nan"), "cpu": 100 * cpu / wall, "steps": steps,
-            "cpu_per_tick": 1000 * cpu / max(ticks, 1), "processes": after.processes}
+            "cpu_per_tick": 1000 * cpu / max(ticks, 1), "processes": after.processes, "load": seen.cells()}
 
 
 def main() -> None:
@@ -132,11 +140,11 @@ def main() -> None:
           f"compression {args.compression}, "
           f"{'rooms in this process' if args.workers == 1 else f'{args.workers} room workers behind one front process'}\n")
     print("| rooms | ticks run / scheduled | steps run | lateness p50 (ms) | p99 (ms) | max (ms) | server CPU "
-          "(all processes) | CPU per tick run |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "(all processes) | CPU per tick run | load average | cores busy | server's share of busy CPU |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in results:
         print(f"| {r['rooms']} | {r['ticks']} / {r['expected']:.0f} | {r['steps']} | {r['p50']:.2f} | "
-              f"{r['p99']:.2f} | {r['max']:.2f} | {r['cpu']:.0f} % | {r['cpu_per_tick']:.2f} ms |")
+              f"{r['p99']:.2f} | {r['max']:.2f} | {r['cpu']:.0f} % | {r['cpu_per_tick']:.2f} ms | {r['load']} |")
 
 
 if __name__ == "__main__":

@@ -8,13 +8,14 @@ import os
 import re
 import signal
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from mindagent.cli import options as o
-from mindagent.cli.common import fail
+from mindagent.cli.common import err, fail
 from mindagent.cli.domain_options import with_domain_options
 from mindagent.core import registry as domains
 from mindagent.dispatch.brains import default_model
@@ -131,7 +132,7 @@ def serve(
     config.compression = "off" if compression == "off" else "member" if compression == "member" else "shared"
     server = GameServer(config)
 
-    async def run() -> None:
+    async def run() -> int:
         try:
             await server.start()
         except ProtocolError as exc:
@@ -145,13 +146,28 @@ def serve(
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
+        stopped = asyncio.ensure_future(stop.wait())
+        # the start-up room's N episodes played: stop as if Ctrl-C
+        played = asyncio.ensure_future(server.startup_played()) if episodes is not None else None
+        waits: list[asyncio.Future[Any]] = [stopped] if played is None else [stopped, played]
         try:
-            await stop.wait()
+            done, _ = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
         finally:
+            for wait in waits:
+                wait.cancel()
             out.print("stopping...")
             await server.stop()
+        if played is not None and played in done:
+            error = played.result()
+            if error is not None:
+                err.print(f"[red]the start-up room stopped by an error[/red]: {escape(error)}", markup=True,
+                          highlight=False)
+                return 1
+            out.print(f"played {episodes} episode(s); recordings in {config.recordings}/")
+        return 0
 
-    asyncio.run(run())
+    if code := asyncio.run(run()):
+        raise typer.Exit(code)
 
 
 def _hostname_or_exit(name: str) -> str:

@@ -142,6 +142,13 @@ class Episode:
                 self.recorder.extra("actors", step=t, actors=list(actors))
         return result
 
+    def abort(self, exc: BaseException) -> None:
+        """The episode ends by `exc` (a world lost for good, a model refusing the key, a bug, a
+        cancel): the recording's last line names it instead of the file stopping without one."""
+        if self.recorder is not None and not self.finished and not self.recorder.closed:
+            self.recorder.error(exc, step=self.session.step_index)
+        self.finished = True
+
     def finish(self) -> EpisodeResult:
         """Close the episode: final counts, and the recording's ``end`` line (once)."""
         counts = self.session.counts
@@ -164,16 +171,22 @@ async def run_episode(
     """Play one episode from the session's current reset state to its last step (or `steps`).
 
     With `stop_on_model_error` the first step whose model call failed (after the backend's
-    retries) is recorded and then `ModelCallsFailed` is raised, leaving the recording without
-    its ``end`` line: a sweep must not score an outage as a game of idle agents."""
+    retries) is recorded and then `ModelCallsFailed` is raised, leaving the recording with an
+    ``error`` line and no ``end`` line: a sweep must not score an outage as a game of idle agents.
+    Any other exception (or a cancel) ends the recording with its ``error`` line too, then
+    propagates."""
     episode = Episode(session, dispatcher, recorder)
     limit = session.max_steps if steps is None else min(steps, session.max_steps)
-    while not session.done and session.step_index < limit:
-        t = session.step_index
-        decision = await episode.act()
-        result = await episode.advance(decision)
-        if stop_on_model_error and decision.errors:
-            raise ModelCallsFailed(f"step {t}: {decision.errors[-1]}")
-        if on_step is not None:
-            on_step(t, result)
+    try:
+        while not session.done and session.step_index < limit:
+            t = session.step_index
+            decision = await episode.act()
+            result = await episode.advance(decision)
+            if stop_on_model_error and decision.errors:
+                raise ModelCallsFailed(f"step {t}: {decision.errors[-1]}")
+            if on_step is not None:
+                on_step(t, result)
+    except BaseException as exc:
+        episode.abort(exc)
+        raise
     return episode.finish()

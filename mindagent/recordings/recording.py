@@ -6,6 +6,9 @@ episode (level, rule set, team, tau, seed and the order generator's exact state)
 
 A file killed mid-write ends in a torn line; reading keeps every full line before it and says so.
 A file reaching its size cap (`recording_cap`) ends with a ``cut`` line instead of filling the disk.
+An episode ended by an exception (a live world lost for good, a model that refuses the key, a
+bug) ends with an ``error`` line naming the exception's kind and its redacted message, so the
+file says how it ended instead of merely stopping.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from typing import IO, TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from mindagent.llm.redact import mask_known
+from mindagent.llm.redact import mask_known, redact_text
 from mindagent.recordings.limits import (
     MAX_AGENTS,
     MAX_HEADER_TEXT,
@@ -42,6 +45,8 @@ FORMAT = "mindagent/recording@1"
 CAP_ENV = "MINDAGENT_MAX_RECORDING_MB"
 #: Bytes kept free under the cap for the ``cut`` line itself.
 _CUT_RESERVE = 1024
+#: Characters of an exception's message kept in an ``error`` line.
+MAX_ERROR_TEXT = 2000
 
 log = logging.getLogger(__name__)
 
@@ -162,6 +167,20 @@ class Recorder:
                      "model_errors": result.model_errors})
         self.close()
 
+    def error(self, exc: BaseException, step: int | None = None) -> None:
+        """The episode ended by `exc` instead of reaching its ``end``: the last line says so
+        (kind and redacted message) and the file is closed. Written even past the size cap."""
+        message = redact_text(str(exc))[:MAX_ERROR_TEXT]
+        record: dict[str, Any] = {"type": "error", "kind": type(exc).__name__, "message": message,
+                                  **({"step": step} if step is not None else {})}
+        if self.cut and self._file is not None:  # past the cap only this one line is still written
+            self._file.write(mask_known(json.dumps(record, ensure_ascii=False, sort_keys=True)) + "\n")
+            if self.records is not None:
+                self.records.append(record)
+        else:
+            self._write(record)
+        self.close()
+
     def close(self) -> None:
         self._open = False
         if self._file is not None:
@@ -208,6 +227,11 @@ class Recording:
     @property
     def ended(self) -> bool:
         return any(r["type"] == "end" for r in self.records)
+
+    @property
+    def error(self) -> dict[str, Any] | None:
+        """The ``error`` line of an episode ended by an exception (its ``kind`` and ``message``)."""
+        return next((r for r in self.records if r["type"] == "error"), None)
 
     @property
     def cut(self) -> dict[str, Any] | None:

@@ -1,7 +1,8 @@
 """Re-executing a recording through its domain and failing loudly at the first divergence.
 
 A recording whose writer was killed replays up to its last full line; the report says the end
-line is missing (or that the file was cut at its size cap) rather than calling it a divergence.
+line is missing (or that the file was cut at its size cap, or that the episode ended by an error,
+naming it) rather than calling it a divergence.
 """
 
 from __future__ import annotations
@@ -29,9 +30,16 @@ class ReplayReport:
     torn: bool = False
     #: The file reached its size cap: the ``cut`` line's reason.
     cut: str | None = None
+    #: The episode ended by an exception: ``Kind: message`` from its ``error`` line.
+    error: str | None = None
+    #: The step the ``error`` line names (None when it names none).
+    error_step: int | None = None
 
     def incomplete(self) -> str | None:
         """One line on why the file ends early, or None for a whole recording."""
+        if self.error is not None:
+            at = f" at step {self.error_step}" if self.error_step is not None else ""
+            return f"the episode ended by an error{at} ({self.error}); replayed the {self.steps} steps before it"
         if self.cut is not None:
             return f"{self.cut}; replayed the {self.steps} steps before it"
         if self.ended:
@@ -85,9 +93,12 @@ async def replay_recording_async(path: str | Path) -> ReplayReport:
                 if got != want:
                     raise Divergence(f"end: counts differ: recorded {want}, replayed {got}")
         c = session.counts
-        cut = recording.cut
+        cut, error = recording.cut, recording.error
         return ReplayReport(steps, c.completed, c.failed, c.active, ended=recording.ended,
-                            torn=recording.torn is not None, cut=None if cut is None else str(cut.get("reason")))
+                            torn=recording.torn is not None, cut=None if cut is None else str(cut.get("reason")),
+                            error=None if error is None else f"{error.get('kind')}: {error.get('message')}"[:500],
+                            error_step=error.get("step") if error is not None and isinstance(error.get("step"), int)
+                            else None)
     finally:
         await session.aclose()
 

@@ -224,18 +224,35 @@ class GameServer:
         # burst: a full set of tabs plus two seconds of reconnects
         self._handshakes = HandshakeGate(config.handshake_rate, config.max_per_address + 2 * config.handshake_rate)
         self._server: Server | None = None
+        self._over: asyncio.Future[str | None] | None = None  # the start-up room's autoplay ended
 
     async def start(self) -> None:
         """Start the clock and the rooms' processes, open the start-up room (raises if its model
         fails), then listen."""
         self.scheduler.start()
+        self._over = asyncio.get_running_loop().create_future()
+        if isinstance(self.rooms, ShardSet):
+            self.rooms.on_over = self._startup_over
         self.startup = await self.rooms.start()
+        if isinstance(self.rooms, LocalRooms) and self.rooms.startup_room is not None:
+            self.rooms.startup_room.on_over = self._startup_over
         self._server = await serve(
             self._handle, self.config.host, self.config.port, process_request=self._process_request,
             max_size=HARD_FRAME_BYTES, max_queue=32, ping_interval=20, ping_timeout=20, close_timeout=5,
             server_header="mindagent", create_connection=self.sockets.connection_class(),
             **_compression(self.config.compression))
         log.info("serving on %s", self.url)
+
+    def _startup_over(self, error: str | None) -> None:
+        if self._over is not None and not self._over.done():
+            self._over.set_result(error)
+
+    async def startup_played(self) -> str | None:
+        """Wait until the autoplay start-up room will play no more episodes (`serve --episodes N`):
+        None once its last episode ended, or the ``Kind: message`` of the error that ended it."""
+        if self._over is None:
+            raise RuntimeError("the server has not started")
+        return await asyncio.shield(self._over)
 
     async def stop(self) -> None:
         if self._server is not None:

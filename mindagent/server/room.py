@@ -34,6 +34,7 @@ from mindagent.core.episode import Episode
 from mindagent.dispatch.brains import Brain, PolicyBrain
 from mindagent.dispatch.dispatcher import Decision, Dispatcher
 from mindagent.evaluation.scoring import collaboration_score
+from mindagent.llm.redact import redact_text
 from mindagent.server.clock import LATENESS_KEPT, RoomClock
 from mindagent.server.decisions import Decisions, dispatch_for, joint_commands
 from mindagent.server.encoding import COALESCE_S, ERROR_REPEAT_S, StateEncoder, step_record
@@ -82,6 +83,9 @@ class Room:
         self.on_pace: Callable[[], None] | None = None
         #: Called when a practice room is left empty (the registry closes it).
         self.on_empty: Callable[[Room], Awaitable[None]] | None = None
+        #: Called once when an autoplay room will play no more episodes (its last one ended, or a
+        #: step raised): None, or the error's ``Kind: message`` (`serve --episodes N` exits on it).
+        self.on_over: Callable[[str | None], None] | None = None
         #: The practice room's coach: a built-in policy whose next command is offered as a hint.
         self.coach: Brain | None = None
         self.card = Scorecard(session.n_agents, session.credit)
@@ -305,6 +309,19 @@ class Room:
             "team": self.card.summary(self.session.agent_names)})
         if self.settings.autoplay and (self.settings.episodes is None or self.episode < self.settings.episodes):
             self.spawn(self.restart())
+        elif self.settings.autoplay and self.on_over is not None:
+            self.on_over(None)
+
+    def _fail(self, exc: Exception) -> None:
+        """A step raised (a live world lost for good, a bug): the game's state after a half-done
+        step cannot be trusted, so the episode ends here, its recording's last line naming the
+        error, and an autoplay room plays no further episode."""
+        self.run.abort(exc)
+        self.decisions.cancel()
+        self.status = "finished"
+        self.broadcast_state()
+        if self.settings.autoplay and self.on_over is not None:
+            self.on_over(redact_text(f"{type(exc).__name__}: {exc}")[:500])
 
     # ------------------------------------------------------------------ steps
     async def tick(self) -> None:
@@ -319,8 +336,9 @@ class Room:
         except asyncio.CancelledError:  # the server is stopping mid-step (a live world's step takes a while)
             log.info("room %s: step cancelled by shutdown", self.id)
         except Exception as exc:
-            log.exception("room %s: step failed", self.id)
-            self.encoder.room_error(f"the step failed on the server: {type(exc).__name__}")
+            log.exception("room %s: step failed; the episode ends", self.id)
+            self.encoder.room_error(f"the step failed on the server: {type(exc).__name__}; the episode ends")
+            self._fail(exc)
 
     async def step(self, force: bool = True) -> bool:
         """One joint step from people's queued commands and the dispatcher's ready decision.

@@ -16,6 +16,11 @@ the room opens. Clients see one server: the same protocol, room ids and listing 
 - Health tells the truth: a worker counts as serving (`ShardSet.healthy`) only once it has
   answered a ping over its socket, and stops counting the moment its process is found dead, so
   ``/health`` says ``ok: false`` from a worker's death until its replacement has answered.
+- A join is admitted or refused here, before any worker is asked: each worker reports a room's
+  secret with its ``open`` record, so a private room without its secret and a missing room get
+  the same frame after the same work (one constant-time comparison, no round trip to a worker).
+  Asking the worker only for rooms that exist made an existing private room answer 0.5 ms later
+  than a missing one, which told anyone which ids exist.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ import json
 import logging
 import multiprocessing as mp
 import pickle
+import secrets
 import socket
 import time
 from collections.abc import Callable
@@ -103,6 +109,9 @@ class ShardSet:
         self.admin_token = admin_token
         self.shards: dict[int, Shard] = {}
         self.directory: dict[str, int] = {}  # room id -> worker index, in opening order
+        self.secrets: dict[str, str | None] = {}  # room id -> its join secret (None: a public room)
+        # compared against for a room that does not exist, so both refusals do the same work
+        self._decoy = secrets.token_urlsafe(12)
         self.places: dict[int, Place] = {}
         self.conns: dict[int, Connection] = {}
         self._requests = itertools.count(1)
@@ -114,6 +123,8 @@ class ShardSet:
         self._listing_flights: dict[bool, asyncio.Task[list[dict[str, Any]]]] = {}
         #: Workers replaced after dying since the server started (/metrics).
         self.restarts = 0
+        #: Called when the autoplay start-up room plays no more episodes (None, or its error).
+        self.on_over: Callable[[str | None], None] | None = None
         #: Called when a worker dies, with its index and exit code (tests and logs).
         self.on_lost: Callable[[int, int | None], None] | None = None
 
@@ -236,12 +247,18 @@ class ShardSet:
                 future.set_result((header, payload))
         elif kind == "open":
             self.directory[header["room"]] = shard.index
+            secret = header.get("secret")
+            self.secrets[header["room"]] = secret if isinstance(secret, str) else None
             self._rooms_version += 1
         elif kind == "gone":
             self._forget_room(header["room"])
+        elif kind == "over" and self.on_over is not None:
+            error = header.get("error")
+            self.on_over(error if isinstance(error, str) else None)
 
     def _forget_room(self, room: str) -> None:
         self.directory.pop(room, None)
+        self.secrets.pop(room, None)
         self._rooms_version += 1
         for place in self.places.values():
             if place.room == room:
@@ -363,6 +380,8 @@ class ShardSet:
             raise p.ProtocolError("unauthorized", "this needs the admin token printed when the server started")
         if kind == "create_room":
             return self._least_loaded()
+        if kind == "join":
+            return self._admit(message.room, message.secret)
         if kind in ROOM_NAMING_TYPES:
             index = self.directory.get(message.room)
             shard = self.shards.get(index) if index is not None else None
@@ -375,6 +394,17 @@ class ShardSet:
         if place is None or place.shard is None or place.room is None:
             raise p.ProtocolError("no_room", "join a room first")
         return self.shards[place.shard]
+
+    def _admit(self, room: str, given: str | None) -> Shard:
+        """The worker of a room this join may enter; otherwise the one `NO_ROOM_TEXT` refusal,
+        decided here for a missing room and a private room alike (see the module docstring)."""
+        index = self.directory.get(room)
+        shard = self.shards.get(index) if index is not None else None
+        expected = self.secrets.get(room, self._decoy) if shard is not None and shard.alive else self._decoy
+        matched = same_secret(given, expected or self._decoy)  # always one comparison, even for a public room
+        if shard is None or not shard.alive or (expected is not None and not matched):
+            raise p.ProtocolError("no_room", NO_ROOM_TEXT)
+        return shard
 
     async def handle(self, conn: Connection, message: Any, frame: str, re: object) -> None:
         try:

@@ -9,7 +9,8 @@ Records in (front -> worker): ``frame`` (conn id, name, request id; payload the 
 ``leave`` (the connection moved to a room elsewhere), ``drop`` (it closed), ``listing``,
 ``stats``, ``open`` (payload: pickled `RoomSettings`, made by the front itself), ``stop``.
 Records out: ``ready``/``failed`` once, ``send``, ``done`` (a frame handled; the connection's
-room here now), ``reply``, ``open``/``gone`` (the room directory).
+room here now), ``reply``, ``open`` (with the room's join secret) / ``gone`` (the room directory),
+``over`` (the autoplay start-up room will play no more episodes; ``error`` says why, if it failed).
 
 A worker ignores Ctrl-C (the front stops it) and stops when the front's end of the socket closes,
 so a killed front leaves no orphan worker behind.
@@ -106,12 +107,21 @@ class RoomWorker:
         names = served_names(config.host, tuple(config.hostnames))
         self.registry = RoomRegistry(self.scheduler, config.recordings, brain_for, admin_token,
                                      live_view=(config.host, names))
-        self.registry.on_change = lambda room, opened: self.outbox.record({"k": "open" if opened else "gone", "room": room})
+        self.registry.on_change = self._directory_changed
         home = domains.get(config.startup.domain if config.startup is not None else None)
         self.desk = RoomDesk(self.registry, config, home)
         self.lane = FrameLane()
         self.guests: dict[int, RemoteGuest] = {}
         self._tasks: set[asyncio.Task[None]] = set()
+
+    def _directory_changed(self, room_id: str, opened: bool) -> None:
+        """Tell the front a room opened (with its join secret: the front admits joins itself, so a
+        private room and a missing one are refused alike) or closed."""
+        if not opened:
+            self.outbox.record({"k": "gone", "room": room_id})
+            return
+        room = self.registry.rooms.get(room_id)
+        self.outbox.record({"k": "open", "room": room_id, "secret": room.secret if room is not None else None})
 
     async def run(self) -> None:
         self.scheduler.start()
@@ -144,6 +154,7 @@ class RoomWorker:
         except p.ProtocolError as exc:
             self.outbox.record({"k": "failed", "error": exc.message})
             return False
+        room.on_over = lambda error: self.outbox.record({"k": "over", "room": room.id, "error": error})
         self.outbox.record({"k": "ready"}, pickle.dumps(startup_of(room)))
         return True
 

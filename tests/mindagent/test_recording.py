@@ -96,7 +96,9 @@ def test_a_crash_loses_at_most_the_step_in_flight(tmp_path):
     recorder.header(**spec.header(), model="boom", generator_state=session.world.episode_start_state)
     with pytest.raises(RuntimeError):
         asyncio.run(run_episode(session, Dispatcher(LLMBrain(Boom(wander)), PromptConfig(demo="none")), recorder))
-    assert [r["type"] for r in read_recording(path)] == ["header"] + ["step"] * 5
+    records = read_recording(path)
+    assert [r["type"] for r in records] == ["header"] + ["step"] * 5 + ["error"]  # the last line says how it ended
+    assert records[-1]["kind"] == "RuntimeError" and records[-1]["message"] == "power cut"
 
 
 def test_model_errors_become_idle_steps_not_crashes(tmp_path):
