@@ -1,7 +1,8 @@
-"""Who decides: a language model behind `mindagent.llm`, or a built-in policy of the domain.
+"""Who decides: a language model behind `mindagent.llm`, a built-in policy of the domain, or a
+rule chooser in the model's seat (`mindagent.dispatch.rules`).
 
-Both give the dispatcher loop the same thing back (commands plus what it cost), so `--model
-planner` and `--model anthropic:...` run through one loop.
+All give the dispatcher loop the same thing back (commands plus what it cost), so `--model
+planner`, `--model rule:first` and `--model anthropic:...` run through one loop.
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ from typing import Any
 
 from mindagent.core.capabilities import policy_commands, policy_replies
 from mindagent.core.domain import TRAINED_PREFIX, Domain, DomainSession, SpecError
+from mindagent.dispatch.calls import Call
 from mindagent.dispatch.policy import Policy
+from mindagent.dispatch.rules import RULE_PREFIX, RuleBrain, parse_rule
 from mindagent.llm.base import Completion, GenerationConfig, LLMClient, LLMError, Message, Usage
 from mindagent.llm.ratelimit import Gate
 from mindagent.llm.redact import redact_text, redact_url
@@ -28,42 +31,6 @@ log = logging.getLogger(__name__)
 
 #: Built-in dispatcher names some domain may offer (a model spec never looks like these).
 BUILT_IN_NAMES = ("planner", "random")
-
-
-@dataclass(frozen=True, slots=True)
-class Call:
-    """One model call: exactly what was sent and what came back (the replay cassette's unit).
-
-    `error` is the failure's message and `error_kind` its type (``RateLimited``, ``AuthFailed``...)."""
-
-    messages: list[Message]
-    text: str
-    usage: Usage
-    error: str | None = None
-    error_kind: str | None = None
-    #: The reply's length when it was longer than `MAX_REPLY_CHARS` and cut.
-    truncated_from: int | None = None
-    #: The model the provider says answered (a dated snapshot behind an alias such as gpt-4o).
-    served_model: str | None = None
-    #: Generation settings asked for but not sent (a temperature the model refused).
-    not_sent: tuple[str, ...] = ()
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "messages": [{"role": m.role, "content": m.content} for m in self.messages],
-            "text": self.text,
-            "usage": {
-                "prompt_tokens": self.usage.prompt_tokens,
-                "cached_tokens": self.usage.cached_tokens,
-                "output_tokens": self.usage.output_tokens,
-                "latency_s": round(self.usage.latency_s, 6),
-            },
-            **({"error": self.error} if self.error else {}),
-            **({"error_kind": self.error_kind} if self.error_kind else {}),
-            **({"truncated_from": self.truncated_from} if self.truncated_from else {}),
-            **({"served_model": self.served_model} if self.served_model else {}),
-            **({"not_sent": list(self.not_sent)} if self.not_sent else {}),
-        }
 
 
 @dataclass
@@ -137,7 +104,7 @@ class PolicyBrain:
         return None
 
 
-Brain = LLMBrain | PolicyBrain
+Brain = LLMBrain | PolicyBrain | RuleBrain
 
 
 def make_brain(model: str, domain: Domain, *, seed: int = 0, base_url: str | None = None,
@@ -145,13 +112,16 @@ def make_brain(model: str, domain: Domain, *, seed: int = 0, base_url: str | Non
                timeout_s: float = 60.0, threads: int | None = None, gate: Gate | None = None,
                retries: int = 4, max_retry_after_s: float = 30.0) -> Brain:
     """A built-in policy of `domain` (``planner``, ``random``), a trained one (``policy:DIR/model.zip``,
-    loaded by the domain, which refuses it if it has no trained policies) or any `mindagent.llm` spec.
+    loaded by the domain, which refuses it if it has no trained policies), a rule chooser
+    (``rule:first|urgent|random``) or any `mindagent.llm` spec.
 
     ``gate`` is the backend's request budget shared with every other brain of a sweep
     (`mindagent.llm.ratelimit`); built-in policies make no requests and ignore it.
     Raises `SpecError` for a built-in name the domain lacks and `LLMError` for a bad model spec."""
     if model in domain.policies:
         return PolicyBrain(domain.make_policy(model, seed))
+    if model.startswith(RULE_PREFIX):
+        return RuleBrain(parse_rule(model), seed)
     if model in BUILT_IN_NAMES:
         raise SpecError(f"{domain.name} has no built-in {model!r} dispatcher; it has: {', '.join(domain.policies)}")
     if model.startswith((TRAINED_PREFIX, *domain.policy_prefixes)):  # a trained policy, a proxy: the domain's
@@ -195,8 +165,9 @@ def generation_settings(model: str, *, base_url: str | None = None,
 
     The base URL is kept without credentials (user:password@ and the query string dropped); a
     local model is named by its file and that file's sha256, so a different build of the "same"
-    model is not resumed into old results. Built-in policies have no generation settings."""
-    if brain is not None and isinstance(brain, PolicyBrain):
+    model is not resumed into old results. Built-in policies and rule choosers have no generation
+    settings."""
+    if isinstance(brain, PolicyBrain | RuleBrain) or model.startswith(RULE_PREFIX):
         return {}
     out: dict[str, object] = {"temperature": temperature, "max_tokens": max_tokens}
     if base_url:
