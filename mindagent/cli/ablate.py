@@ -33,7 +33,7 @@ def ablate(
     only: str | None = typer.Option(None, "--only", help="comma-separated configurations (default: all: "
                                     + _NAMES + ")"),
     base_url: str | None = o.BASE_URL, model_path: str | None = o.MODEL_PATH, temperature: float = o.TEMPERATURE,
-    max_tokens: int = o.MAX_TOKENS, timeout: float = o.TIMEOUT, threads: int | None = o.THREADS,
+    max_tokens: int | None = o.MAX_TOKENS, timeout: float = o.TIMEOUT, threads: int | None = o.THREADS,
     rules: str = o.RULES, repair: int = o.REPAIR,
     out_dir: Path = typer.Option(Path("results/ablation"), "--out", help="folder: one results file per "
                                  "configuration, ablation.json/.csv and ablation.png; resumed if it exists"),

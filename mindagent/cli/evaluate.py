@@ -79,7 +79,7 @@ def evaluate(
     seed: int = typer.Option(0),
     steps: int | None = typer.Option(None, min=1, help="steps per episode (default: the domain's; CuisineWorld: 60)"),
     model: str = o.MODEL, base_url: str | None = o.BASE_URL, model_path: str | None = o.MODEL_PATH,
-    temperature: float = o.TEMPERATURE, max_tokens: int = o.MAX_TOKENS, timeout: float = o.TIMEOUT,
+    temperature: float = o.TEMPERATURE, max_tokens: int | None = o.MAX_TOKENS, timeout: float = o.TIMEOUT,
     repair: int = o.REPAIR, rules: str = o.RULES,
     no_knowledge: bool = o.NO_KNOWLEDGE, no_recipes: bool = o.NO_RECIPES, no_instructions: bool = o.NO_INSTRUCTIONS,
     demo: str | None = o.DEMO, demo_agents: int | None = o.DEMO_AGENTS, no_feedback: bool = o.NO_FEEDBACK,

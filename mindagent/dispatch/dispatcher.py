@@ -201,7 +201,8 @@ class Dispatcher:
         messages[-1] = Message(last.role, last.content + "\n" + plan_instruction(self.dispatch.plan_steps))
         step_grammar = grammar_of(session)
         grammar = plan_grammar(step_grammar, self.dispatch.plan_steps) if step_grammar else None
-        call = await self.brain.ask(messages, grammar)
+        team = session.n_agents if controlled is None else len(controlled)
+        call = await self.brain.ask(messages, grammar, lines=team * self.dispatch.plan_steps)
         steps = [self.mine(session, session.extract_commands(block), controlled) for block in split_plan(call.text)]
         return CommandPlan(session.step_index, steps), [call], shown
 
@@ -250,7 +251,7 @@ class Dispatcher:
         if isinstance(brain, RuleBrain):
             call = await brain.choose(messages, manager_menu(session.step_index, ready, names))
         else:
-            call = await brain.ask(messages, assignment_grammar(names, ids))
+            call = await brain.ask(messages, assignment_grammar(names, ids), lines=len(names))
         picked = parse_assignment(call.text, names, ids)
         if not picked:  # unreadable or failed: the rule deals the subtasks out, said in the plan
             plan = TaskGraphPlan(session.step_index, graph, assign_by_rule(graph, agents), executor, agents,
@@ -322,7 +323,7 @@ class Dispatcher:
             memory = memories.get(agent) or Memory(0)
             messages = build_messages(agent_prompt_parts_of(session, agent), self.prompt, self.demo, memory.turns(), turn)
             one = agent_grammar_of(session, agent)
-            call = await self.brain.ask(messages, agent_answer_grammar(one) if one else None)
+            call = await self.brain.ask(messages, agent_answer_grammar(one) if one else None, lines=2)  # + say:
             calls.append(call)
             mine = self.mine(session, session.extract_commands(call.text), [agent])[:1]
             commands += mine
@@ -358,7 +359,8 @@ class Dispatcher:
             raise ValueError(f"{self.brain.name} has no commands to write (it chooses from menus)")
         messages, shown = self.messages(session, memory, feedback, head_chef, people)
         grammar = grammar_of(session)
-        calls = [await self.brain.ask(messages, grammar)]
+        team = session.n_agents if controlled is None else len(controlled)
+        calls = [await self.brain.ask(messages, grammar, lines=team)]
         commands, verdicts = self._read(session, calls[-1].text, controlled)
         for _ in range(self.repair):
             refused = [v.text or v.command for v in verdicts if not v.ok]
@@ -366,7 +368,7 @@ class Dispatcher:
                 break
             request = REPAIR_REQUEST.format(lines="\n".join(f"- {r}" for r in refused)) if commands else NO_COMMAND_REQUEST
             messages = messages + [Message("assistant", calls[-1].text), Message("user", request)]
-            calls.append(await self.brain.ask(messages, grammar))
+            calls.append(await self.brain.ask(messages, grammar, lines=team))
             commands, verdicts = self._read(session, calls[-1].text, controlled)
         return Decision(commands, verdicts, calls, shown, list(head_chef))
 

@@ -36,7 +36,7 @@ from mindagent.dispatch.dispatcher import Decision, Dispatcher
 from mindagent.evaluation.scoring import collaboration_score
 from mindagent.server.clock import LATENESS_KEPT, RoomClock
 from mindagent.server.decisions import Decisions, dispatch_for, joint_commands
-from mindagent.server.encoding import COALESCE_S, ERROR_REPEAT_S, StateEncoder, step_record
+from mindagent.server.encoding import COALESCE_S, ERROR_REPEAT_S, SourceTally, StateEncoder, step_record
 from mindagent.server.episode_log import EpisodeLog
 from mindagent.server.protocol import ProtocolError, server_message
 from mindagent.server.questionnaire import Questionnaire
@@ -85,6 +85,8 @@ class Room:
         #: The practice room's coach: a built-in policy whose next command is offered as a hint.
         self.coach: Brain | None = None
         self.card = Scorecard(session.n_agents, session.credit)
+        #: The episode's agent-steps by where their commands came from (model, executor, person...).
+        self.sources = SourceTally.for_brain(brain)
 
     # ------------------------------------------------------- views of parts
     # The clock's honesty figures (benchmarks), the pace, and what tests and callers read of the parts.
@@ -140,6 +142,7 @@ class Room:
         self.dispatcher = self._make_dispatcher(brain)
         self.run.dispatcher = self.dispatcher
         self.settings.model, self.settings.model_why = model, why
+        self.sources.chooser = SourceTally.for_brain(brain).chooser
         self._reset_brain()
         if old.brain is not brain and old.brain is not None:
             self.spawn(old.brain.aclose())
@@ -280,6 +283,7 @@ class Room:
             self.last_step = None
             self.questionnaire.new_episode()
             self.card = Scorecard(self.session.n_agents, self.session.credit)
+            self.sources = SourceTally.for_brain(self.dispatcher.brain)
             self.status = "waiting"
         if self.settings.autoplay:
             self.start()
@@ -299,7 +303,7 @@ class Room:
             "counts": {"completed": c.completed, "failed": c.failed, "active": c.active},
             "score": collaboration_score(c.completed, c.failed, c.active),
             "recording": self.log.path.name if self.log.path else None,
-            "team": self.card.summary(self.session.agent_names)})
+            "team": self.card.summary(self.session.agent_names), "sources": self.sources.to_dict()})
         if self.settings.autoplay and (self.settings.episodes is None or self.episode < self.settings.episodes):
             self.spawn(self.restart())
 
@@ -332,7 +336,7 @@ class Room:
             ready = self.decisions.for_step()
             commands, actors = self._joint_commands(ready)
             result = await self.run.advance(ready, commands, actors)
-            self._remember(t, result, actors)
+            self._remember(t, result, actors, ready)
             for reply in ready.replies if ready else []:
                 self.log.note("dispatcher_reply", step=t, text=reply)
                 self.event(f"dispatcher: {reply}")
@@ -349,8 +353,9 @@ class Room:
         an agent a person sat down at while the model was thinking (`decisions.joint_commands`)."""
         return joint_commands(self.session, ready, self.seats.take_queued(), self.seats.players)
 
-    def _remember(self, t: int, result: DomainStep, actors: list[str]) -> None:
-        self.last_step = step_record(self.session, t, result, actors)
+    def _remember(self, t: int, result: DomainStep, actors: list[str], ready: Decision | None = None) -> None:
+        self.last_step = step_record(self.session, t, result, actors, ready, self.dispatcher.brain)
+        self.sources.add(self.last_step["actions"], ready)
         self.seats.remember(self.last_step["actions"])
         self.card.add(t, self.last_step["actions"])
 
