@@ -115,6 +115,12 @@ class DispatchSettings:
                 **({"subtask_executor": self.executor} if self.executor != "rule" else {}),
                 **({"control": list(self.control), "partners": self.partners} if self.control is not None else {})}
 
+    @property
+    def has_menu(self) -> bool:
+        """Whether the model is asked to choose from a menu here (goal mode, the task-graph manager
+        with the rule executor), the only place a rule chooser can sit."""
+        return self.mode == "goals" or (self.team == "taskgraph" and self.executor == "rule")
+
 
 def chooser(brain: Brain) -> str:
     """Who made a plan's choice, as plans record it: ``model``, or the rule chooser's name."""
@@ -159,8 +165,7 @@ class Dispatcher:
             if brain is not None and not isinstance(brain, LLMBrain):
                 raise SpecError(f"--subtask-executor model needs a language model; {brain.name} decides every "
                                 "command itself (use --subtask-executor rule)")
-        if isinstance(brain, RuleBrain) and dispatch.mode != "goals" \
-                and not (dispatch.team == "taskgraph" and dispatch.executor == "rule"):
+        if isinstance(brain, RuleBrain) and not dispatch.has_menu:
             raise SpecError(f"{brain.name} chooses from a menu (--dispatch goals, or --mode taskgraph with "
                             "--subtask-executor rule); this mode has the model write commands, with no menu")
         if dispatch.control is not None:

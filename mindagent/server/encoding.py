@@ -135,7 +135,7 @@ class StateEncoder:
             "controllers": ["human" if a in players else "dispatcher" for a in range(room.session.n_agents)],
             "counts": {"completed": c.completed, "failed": c.failed, "active": c.active},
             "score": collaboration_score(c.completed, c.failed, c.active),
-            "dispatcher": self.dispatcher_info(), "sources": room.sources.to_dict(),
+            "dispatcher": self.dispatcher_info(), "sources": room.sources.to_dict(room.dispatcher.brain),
             "head_chef": list(room.chef_lines), "errors": list(room.errors),
             "people": room.seats.people(),
             "step_every": room.clock.period if room.settings.mode == "realtime" else None,
@@ -237,8 +237,6 @@ class SourceTally:
 
     steps: dict[str, int] = field(default_factory=lambda: dict.fromkeys(SOURCES, 0))
     answers: int = 0
-    #: Who gives the answers: ``model``, a rule chooser's name, or "" (a built-in policy asks no one).
-    chooser: str = "model"
 
     def add(self, actions: Sequence[dict[str, Any]], decision: Decision | None) -> None:
         for action in actions:
@@ -246,18 +244,15 @@ class SourceTally:
             self.steps[source] = self.steps.get(source, 0) + 1
         self.answers += sum(1 for c in decision.calls if not c.error) if decision is not None else 0
 
-    def to_dict(self) -> dict[str, Any]:
-        """The counts, and one line for the results panel (empty before the first step)."""
+    def to_dict(self, brain: Brain | None) -> dict[str, Any]:
+        """The counts, who answered (``model``, a rule chooser's name, "" for a built-in policy,
+        which is asked nothing) and one line for the results panel (empty before the first step)."""
+        chooser = "model" if isinstance(brain, LLMBrain) else brain.name if isinstance(brain, RuleBrain) else ""
         total = sum(self.steps.values())
         named = ", ".join(f"{n} {'idle' if s == 'idle' else 'from the ' + s}" for s, n in self.steps.items() if n)
-        answered = f"; the {self.chooser} answered {self.answers} times" if self.chooser else ""
+        answered = f"; the {chooser} answered {self.answers} times" if chooser else ""
         line = f"Commands of {total} agent-steps: {named}{answered}." if total else ""
-        return {"agent_steps": dict(self.steps), "answers": self.answers, "chooser": self.chooser, "line": line}
-
-    @classmethod
-    def for_brain(cls, brain: Brain | None) -> SourceTally:
-        """A tally naming who answers: the model, a rule chooser by its name, or nobody (a policy)."""
-        return cls(chooser="model" if isinstance(brain, LLMBrain) else brain.name if isinstance(brain, RuleBrain) else "")
+        return {"agent_steps": dict(self.steps), "answers": self.answers, "chooser": chooser, "line": line}
 
 
 def step_record(session: DomainSession, t: int, result: DomainStep, actors: list[str],

@@ -84,9 +84,7 @@ class Room:
         self.on_empty: Callable[[Room], Awaitable[None]] | None = None
         #: The practice room's coach: a built-in policy whose next command is offered as a hint.
         self.coach: Brain | None = None
-        self.card = Scorecard(session.n_agents, session.credit)
-        #: The episode's agent-steps by where their commands came from (model, executor, person...).
-        self.sources = SourceTally.for_brain(brain)
+        self.card, self.sources = Scorecard(session.n_agents, session.credit), SourceTally()
 
     # ------------------------------------------------------- views of parts
     # The clock's honesty figures (benchmarks), the pace, and what tests and callers read of the parts.
@@ -142,7 +140,6 @@ class Room:
         self.dispatcher = self._make_dispatcher(brain)
         self.run.dispatcher = self.dispatcher
         self.settings.model, self.settings.model_why = model, why
-        self.sources.chooser = SourceTally.for_brain(brain).chooser
         self._reset_brain()
         if old.brain is not brain and old.brain is not None:
             self.spawn(old.brain.aclose())
@@ -282,8 +279,7 @@ class Room:
             self.seats.new_episode()
             self.last_step = None
             self.questionnaire.new_episode()
-            self.card = Scorecard(self.session.n_agents, self.session.credit)
-            self.sources = SourceTally.for_brain(self.dispatcher.brain)
+            self.card, self.sources = Scorecard(self.session.n_agents, self.session.credit), SourceTally()
             self.status = "waiting"
         if self.settings.autoplay:
             self.start()
@@ -303,7 +299,7 @@ class Room:
             "counts": {"completed": c.completed, "failed": c.failed, "active": c.active},
             "score": collaboration_score(c.completed, c.failed, c.active),
             "recording": self.log.path.name if self.log.path else None,
-            "team": self.card.summary(self.session.agent_names), "sources": self.sources.to_dict()})
+            "team": self.card.summary(self.session.agent_names), "sources": self.sources.to_dict(self.dispatcher.brain)})
         if self.settings.autoplay and (self.settings.episodes is None or self.episode < self.settings.episodes):
             self.spawn(self.restart())
 
