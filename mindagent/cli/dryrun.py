@@ -46,7 +46,7 @@ def dry_run(config: EvalConfig, seeds: int, max_tokens: int | None, is_policy: b
     out.print(f"dry run: {len(config.levels)} levels x {len(config.agents)} team sizes x {len(config.taus)} taus x "
               f"{seeds} seed(s) = {units} units of {config.episodes} episodes x {config.steps} steps")
     if table_of_prices is None:
-        out.print(f"{config.model} is a built-in policy: no model calls, no tokens, no cost")
+        out.print(f"{config.model} is a built-in policy or rule chooser: no model calls, no tokens, no cost")
         return
     prompts = asyncio.run(_all_prompts(config))
     estimate = estimate_sweep(prompts, steps=config.steps, episodes=config.episodes, taus=len(config.taus),

@@ -159,15 +159,15 @@ class Dispatcher:
             raise SpecError(f"--mode {dispatch.team} runs its own loop; it does not combine with --dispatch {dispatch.mode}")
         if dispatch.team == "taskgraph" and not isinstance(session, TaskGraphMode):
             raise SpecError(f"{session.domain} has no task graph (--mode taskgraph)")
+        if isinstance(brain, RuleBrain) and not dispatch.has_menu:
+            raise SpecError(f"{brain.name} chooses from a menu (--dispatch goals, or --mode taskgraph with "
+                            "--subtask-executor rule); this mode has the model write commands, with no menu")
         if dispatch.executor == "model":
             if dispatch.team != "taskgraph":
                 raise SpecError("--subtask-executor model carries out task-graph subtasks; it needs --mode taskgraph")
             if brain is not None and not isinstance(brain, LLMBrain):
                 raise SpecError(f"--subtask-executor model needs a language model; {brain.name} decides every "
                                 "command itself (use --subtask-executor rule)")
-        if isinstance(brain, RuleBrain) and not dispatch.has_menu:
-            raise SpecError(f"{brain.name} chooses from a menu (--dispatch goals, or --mode taskgraph with "
-                            "--subtask-executor rule); this mode has the model write commands, with no menu")
         if dispatch.control is not None:
             if max(dispatch.control) >= session.n_agents:
                 raise SpecError(f"--control names agent{max(dispatch.control)}; this game has {session.n_agents} agents")

@@ -133,3 +133,28 @@ def test_another_domain_offers_no_menu_and_says_so() -> None:
         with pytest.raises(SpecError, match=said):
             Dispatcher.for_session(session, brain, PromptConfig(), dispatch=dispatch)
     assert not isinstance(brain, LLMBrain)
+
+
+def test_eval_and_run_take_a_rule_from_the_command_line(tmp_path: Path) -> None:
+    """`mindagent eval --model rule:first --dispatch goals`: the results file names the rule and has
+    no generation settings; in a mode without a menu both commands refuse in one line (exit 2)."""
+    from typer.testing import CliRunner
+
+    from mindagent.cli import app
+
+    runner = CliRunner()
+    common = ["--levels", "level_3", "--agents", "2", "--taus", "1.0", "--episodes", "1", "--steps", "12"]
+    done = runner.invoke(app, ["eval", *common, "--model", "rule:urgent", "--dispatch", "goals",
+                               "--out", str(tmp_path / "r.json"), "--workers", "1"])
+    assert done.exit_code == 0, done.output
+    saved = json.loads((tmp_path / "r.json").read_text())
+    assert saved["config"]["model"] == "rule:urgent" and saved["config"].get("generation", {}) == {}
+    assert saved["cells"] and saved["cells"][0]["taus"][0]["prompt_tokens"] == 0
+    for command in (["eval", *common, "--out", str(tmp_path / "s.json")],
+                    ["run", "--level", "level_3", "--steps", "5", "--out-dir", str(tmp_path)]):
+        refused = runner.invoke(app, [*command, "--model", "rule:first"])
+        assert refused.exit_code == 2 and "chooses from a menu" in refused.output
+        assert len(refused.output.strip().splitlines()) == 1
+    dry = runner.invoke(app, ["eval", *common, "--model", "rule:first", "--dispatch", "goals", "--dry-run",
+                              "--out", str(tmp_path / "d.json")])
+    assert dry.exit_code == 0 and "no model calls" in dry.output
