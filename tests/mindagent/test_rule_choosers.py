@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mindagent.core import registry as domains
 from mindagent.core.domain import SpecError
@@ -158,3 +160,23 @@ def test_eval_and_run_take_a_rule_from_the_command_line(tmp_path: Path) -> None:
     dry = runner.invoke(app, ["eval", *common, "--model", "rule:first", "--dispatch", "goals", "--dry-run",
                               "--out", str(tmp_path / "d.json")])
     assert dry.exit_code == 0 and "no model calls" in dry.output
+
+
+_names = st.text(alphabet="abcdefgh", min_size=1, max_size=4)
+_options = st.lists(st.builds(Option, _names, st.one_of(st.integers(0, 50), st.just(math.inf))), max_size=5)
+
+
+@settings(max_examples=200, deadline=None)
+@given(rule=st.sampled_from(RULE_NAMES), seed=st.integers(0, 10), step=st.integers(0, 100),
+       slots=st.lists(_options, min_size=1, max_size=4))
+def test_every_rule_picks_one_offered_option_per_slot_and_repeats_itself(
+        rule: str, seed: int, step: int, slots: list[list[Option]]) -> None:
+    menu = Menu(step, tuple(Slot(f"agent{k}: ", tuple(o)) for k, o in enumerate(slots)))
+    picks = RuleBrain(rule, seed).pick(menu)  # type: ignore[arg-type]
+    offered = [s for s in menu.slots if s.options]
+    assert len(picks) == len(offered)
+    assert all(p in {o.name for o in s.options} for p, s in zip(picks, offered, strict=True))
+    assert picks == RuleBrain(rule, seed).pick(menu)  # type: ignore[arg-type]
+    if rule == "urgent" and offered:
+        assert min(o.steps_left for o in offered[0].options if o.name == picks[0]) == \
+            min(o.steps_left for o in offered[0].options)
