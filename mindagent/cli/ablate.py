@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import typer
@@ -14,7 +15,7 @@ from rich.table import Table
 from mindagent.cli import options as o
 from mindagent.cli.common import err, fail
 from mindagent.core.domain import SpecError
-from mindagent.dispatch.brains import Brain, PolicyBrain, generation_settings, make_brain
+from mindagent.dispatch.brains import Brain, LLMBrain, RuleBrain, generation_settings, make_brain
 from mindagent.evaluation.ablation import ABLATIONS, plot_ablation, run_ablation
 from mindagent.evaluation.sweep import EvalConfig
 from mindagent.llm.base import LLMError
@@ -33,7 +34,7 @@ def ablate(
     only: str | None = typer.Option(None, "--only", help="comma-separated configurations (default: all: "
                                     + _NAMES + ")"),
     base_url: str | None = o.BASE_URL, model_path: str | None = o.MODEL_PATH, temperature: float = o.TEMPERATURE,
-    max_tokens: int = o.MAX_TOKENS, timeout: float = o.TIMEOUT, threads: int | None = o.THREADS,
+    max_tokens: int | None = o.MAX_TOKENS, timeout: float = o.TIMEOUT, threads: int | None = o.THREADS,
     rules: str = o.RULES, repair: int = o.REPAIR,
     out_dir: Path = typer.Option(Path("results/ablation"), "--out", help="folder: one results file per "
                                  "configuration, ablation.json/.csv and ablation.png; resumed if it exists"),
@@ -45,6 +46,11 @@ def ablate(
     tpm: int | None = typer.Option(None, "--tpm", min=1, max=1_000_000_000,
                                    help="model tokens per minute for the whole run, retries included (a request "
                                         "weighs its prompt's estimate plus --max-tokens; default: no limit)"),
+    baseline: list[str] = typer.Option([], "--baseline", help="another dispatcher run on the full prompt's "
+                                       "protocol and printed as a row beside the model's (repeatable): a rule "
+                                       "chooser such as rule:first (needs --dispatch goals or --mode taskgraph) "
+                                       "or a built-in policy such as planner"),
+    dispatch: str = o.DISPATCH, team: str = o.TEAM,
 ) -> None:
     """Run the prompt ablations (full, no knowledge, few-step demo, no demo, no feedback, memory 0,
     demo with 2/3/4 agents) and print the paper-style table with each one's difference from full."""
@@ -67,10 +73,20 @@ def ablate(
         probe = make_brain(model, domain, seed=seed, base_url=base_url, model_path=model_path, threads=threads)
     except (SpecError, LLMError) as exc:
         fail(str(exc))
-    if isinstance(probe, PolicyBrain):
+    if not isinstance(probe, LLMBrain):
         fail(f"{model} reads no prompt; ablations need a language model")
+    settings = o.dispatch_settings(dispatch, team=team)
+    for other in baseline:
+        try:
+            brain = make_brain(other, domain, seed=seed)
+        except (SpecError, LLMError) as exc:
+            fail(f"--baseline: {exc}")
+        if isinstance(brain, RuleBrain) and not settings.has_menu:
+            fail(f"--baseline {other} chooses from a menu: add --dispatch goals or --mode taskgraph")
+        if isinstance(brain, LLMBrain):
+            fail(f"--baseline {other} is a language model; a baseline is a rule chooser or a built-in policy")
     base = EvalConfig(levels=level_list, agents=team_sizes, model=model, taus=tau_list, episodes=episodes, seed=seed,
-                      steps=steps, rules=rules, repair=repair, domain=domain.name,
+                      steps=steps, rules=rules, repair=repair, domain=domain.name, dispatch=settings,
                       generation=generation_settings(model, base_url=base_url, temperature=temperature,
                                                      max_tokens=max_tokens, brain=probe))
 
@@ -81,14 +97,18 @@ def ablate(
         return make_brain(model, domain, seed=seed, base_url=base_url, model_path=model_path, temperature=temperature,
                           max_tokens=max_tokens, timeout_s=timeout, threads=threads, gate=gate)
 
-    count = len(names) if names else len(ABLATIONS)
+    def baseline_factory(other: str) -> Callable[[], Brain]:
+        return lambda: make_brain(other, domain, seed=seed)
+
+    count = (len(names) if names else len(ABLATIONS)) + len(baseline)
     total = count * len(level_list) * len(team_sizes) * len(tau_list) * episodes
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TimeRemainingColumn(), console=err, transient=True) as bar:
         task = bar.add_task(f"ablate {model}", total=total)
         try:
             rows, failures = asyncio.run(run_ablation(base, out_dir, factory, names, lambda: bar.advance(task),
-                                                      concurrency=concurrency or 1))
+                                                      concurrency=concurrency or 1,
+                                                      baselines=[(b, baseline_factory(b)) for b in baseline]))
         except ValueError as exc:  # a results file made with other settings
             fail(str(exc))
     table = Table(title=f"ablations: {model}, {', '.join(level_list)}, {agents} agents",

@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from mindagent.core import registry as domains
+from mindagent.dispatch.brains import token_budget
 from mindagent.dispatch.dispatcher import Dispatcher
 from mindagent.dispatch.memory import Memory
 from mindagent.evaluation.costs import CHARS_PER_TOKEN, CellPrompt, estimate_sweep, load_prices
@@ -35,19 +36,22 @@ async def _cell_prompt(config: EvalConfig, level: str, agents: int) -> CellPromp
     return CellPrompt(sum(len(m.content) for m in messages[:cut]), sum(len(m.content) for m in messages[cut:]))
 
 
-def dry_run(config: EvalConfig, seeds: int, max_tokens: int, is_policy: bool, prices: Path | None) -> None:
-    """Print what the sweep would ask of the model and what that would cost; run nothing."""
+def dry_run(config: EvalConfig, seeds: int, max_tokens: int | None, is_policy: bool, prices: Path | None) -> None:
+    """Print what the sweep would ask of the model and what that would cost; run nothing.
+
+    Without ``--max-tokens`` the output bound is the scaled limit of the largest team (`token_budget`)."""
     table_of_prices = None if is_policy else load_prices(prices)  # a bad table is refused before any output
     cells = len(config.levels) * len(config.agents)
     units = cells * len(config.taus) * seeds
     out.print(f"dry run: {len(config.levels)} levels x {len(config.agents)} team sizes x {len(config.taus)} taus x "
               f"{seeds} seed(s) = {units} units of {config.episodes} episodes x {config.steps} steps")
     if table_of_prices is None:
-        out.print(f"{config.model} is a built-in policy: no model calls, no tokens, no cost")
+        out.print(f"{config.model} is a built-in policy or rule chooser: no model calls, no tokens, no cost")
         return
     prompts = asyncio.run(_all_prompts(config))
     estimate = estimate_sweep(prompts, steps=config.steps, episodes=config.episodes, taus=len(config.taus),
-                              seeds=seeds, memory=config.prompt.memory, max_tokens=max_tokens, repair=config.repair)
+                              seeds=seeds, memory=config.prompt.memory,
+                              max_tokens=max_tokens or token_budget(max(config.agents)), repair=config.repair)
     table = Table(title=f"estimate for {config.model}",
                   caption=f"tokens ~ characters / {CHARS_PER_TOKEN:g}; output at --max-tokens per call (an upper "
                           "bound); one call per step (plan, goal and task-graph modes call less often)")

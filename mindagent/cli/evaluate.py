@@ -19,7 +19,8 @@ from mindagent.cli.domain_options import single_use_given, with_domain_options
 from mindagent.cli.dryrun import dry_run as run_dry
 from mindagent.core import registry as domains
 from mindagent.core.domain import SpecError
-from mindagent.dispatch.brains import PolicyBrain, generation_settings, make_brain
+from mindagent.dispatch.brains import PolicyBrain, RuleBrain, generation_settings, make_brain
+from mindagent.dispatch.rules import RULE_PREFIX
 from mindagent.evaluation.executors import EXECUTORS, BrainRecipe, ExecutorError, default_workers, run_units, with_gate
 from mindagent.evaluation.provenance import input_files
 from mindagent.evaluation.seeds import SeedSweep
@@ -79,7 +80,7 @@ def evaluate(
     seed: int = typer.Option(0),
     steps: int | None = typer.Option(None, min=1, help="steps per episode (default: the domain's; CuisineWorld: 60)"),
     model: str = o.MODEL, base_url: str | None = o.BASE_URL, model_path: str | None = o.MODEL_PATH,
-    temperature: float = o.TEMPERATURE, max_tokens: int = o.MAX_TOKENS, timeout: float = o.TIMEOUT,
+    temperature: float = o.TEMPERATURE, max_tokens: int | None = o.MAX_TOKENS, timeout: float = o.TIMEOUT,
     repair: int = o.REPAIR, rules: str = o.RULES,
     no_knowledge: bool = o.NO_KNOWLEDGE, no_recipes: bool = o.NO_RECIPES, no_instructions: bool = o.NO_INSTRUCTIONS,
     demo: str | None = o.DEMO, demo_agents: int | None = o.DEMO_AGENTS, no_feedback: bool = o.NO_FEEDBACK,
@@ -154,7 +155,8 @@ def evaluate(
         seed_list = parse_seeds(seeds) if seeds is not None else None
     except ValueError as exc:
         fail(f"--seeds: {exc}")
-    n_workers = workers or (default_workers() if model in chosen.policies else 1)
+    no_model = model in chosen.policies or model.startswith(RULE_PREFIX)  # no requests, no tokens: run wide
+    n_workers = workers or (default_workers() if no_model else 1)
     if single and (n_workers > 1 or executor != "local"):
         fail(f"{single[0]} names one resource; units run at once would share it (use --workers 1)")
     config = EvalConfig(
@@ -165,7 +167,7 @@ def evaluate(
         dispatch=o.dispatch_settings(dispatch, plan_steps, goal_every, team, control, partners, subtask_executor))
     if dry_run:
         try:
-            run_dry(config, len(seed_list or [seed]), max_tokens, model in chosen.policies, prices)
+            run_dry(config, len(seed_list or [seed]), max_tokens, no_model, prices)
         except (SpecError, ValueError, OSError) as exc:  # a bad price table is a ResultsError: one line
             fail(str(exc))
         return
@@ -175,6 +177,8 @@ def evaluate(
                                                 max_tokens=max_tokens, brain=probe)
         if config.dispatch.mode != "step" and isinstance(probe, PolicyBrain):
             fail(f"--dispatch {dispatch} needs a language model; {model} decides every step itself")
+        if isinstance(probe, RuleBrain) and not config.dispatch.has_menu:
+            fail(f"{model} chooses from a menu: add --dispatch goals or --mode taskgraph (with the rule executor)")
         if config.dispatch.executor == "model" and isinstance(probe, PolicyBrain):
             fail(f"--subtask-executor model needs a language model; {model} decides every command itself")
         config.files = input_files(config.levels, config.options)
@@ -186,7 +190,7 @@ def evaluate(
     def recipe_for(run: EvalConfig) -> BrainRecipe:  # one brain per unit, built where the unit runs
         return dataclasses.replace(recipe, seed=run.seed)
 
-    limits = None if model in chosen.policies else RateLimits(rpm=rpm, concurrency=concurrency, tpm=tpm)
+    limits = None if no_model else RateLimits(rpm=rpm, concurrency=concurrency, tpm=tpm)
     recipe = BrainRecipe(model, chosen.name, seed, base_url, model_path, temperature, max_tokens, timeout, threads,
                          limits=limits, retries=retries, max_retry_after_s=max_retry_after)
     runs = list(sweep.runs.values()) if sweep is not None else [results] if results is not None else []

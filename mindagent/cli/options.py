@@ -26,11 +26,14 @@ from mindagent.dispatch.teams import TEAM_MODES, TeamMode
 DOMAIN = typer.Option(None, "--domain", help="the game (default: the first installed; `mindagent domains` lists them)")
 LEVEL = typer.Option(None, "--level", help="level name or path to a level file (default: the domain's)")
 MODEL = typer.Option("planner", "--model", "-m",
-                     help="planner | random | policy:<DIR> | local[:name] | openai:<model> | anthropic:<model> | replay:<file>")
+                     help="planner | random | rule:first|urgent|random | policy:<DIR> | local[:name] | openai:<model> | "
+                          "anthropic:<model> | replay:<file>")
 BASE_URL = typer.Option(None, "--base-url", help="OpenAI-compatible server URL (vLLM, Ollama, llama.cpp server)")
 MODEL_PATH = typer.Option(None, "--model-path", help="a GGUF file for the local backend")
 TEMPERATURE = typer.Option(0.1, "--temperature", min=0.0, max=2.0)
-MAX_TOKENS = typer.Option(100, "--max-tokens", min=1, max=32_000, help="cap on output tokens per call")
+MAX_TOKENS = typer.Option(None, "--max-tokens", min=1, max=32_000,
+                          help="cap on output tokens per call (default: 40 + 30 per line the answer needs, one "
+                               "line per agent commanded: 100 for two agents)")
 TIMEOUT = typer.Option(60.0, "--timeout", min=1.0, help="seconds per model call (and per decision in a room)")
 REPAIR = typer.Option(0, "--repair", min=0, max=5, help="ask again within a step, up to N times, when commands would be refused")
 RULES = typer.Option("reference", "--rules", help="reference (reproduces the paper) or fixed")

@@ -69,7 +69,7 @@ def serve(
                                           help="megabytes every recording under --recordings may take; past it the oldest "
                                                "practice recordings are deleted (the admin's rooms' never); 0: no budget"),
     base_url: str | None = o.BASE_URL, model_path: str | None = o.MODEL_PATH, temperature: float = o.TEMPERATURE,
-    max_tokens: int = o.MAX_TOKENS, timeout: float = o.TIMEOUT, repair: int = o.REPAIR, memory: int = o.MEMORY,
+    max_tokens: int | None = o.MAX_TOKENS, timeout: float = o.TIMEOUT, repair: int = o.REPAIR, memory: int = o.MEMORY,
     demo: str | None = o.DEMO, rules: str = o.RULES,
     dispatch: str = typer.Option("auto", "--dispatch", help="auto (goals for an in-process model where the domain "
                                  "has goal mode, else step) | step | plan | goals"),

@@ -1,7 +1,8 @@
-"""Who decides: a language model behind `mindagent.llm`, or a built-in policy of the domain.
+"""Who decides: a language model behind `mindagent.llm`, a built-in policy of the domain, or a
+rule chooser in the model's seat (`mindagent.dispatch.rules`).
 
-Both give the dispatcher loop the same thing back (commands plus what it cost), so `--model
-planner` and `--model anthropic:...` run through one loop.
+All give the dispatcher loop the same thing back (commands plus what it cost), so `--model
+planner`, `--model rule:first` and `--model anthropic:...` run through one loop.
 """
 
 from __future__ import annotations
@@ -12,14 +13,16 @@ import logging
 import os
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from mindagent.core.capabilities import policy_commands, policy_replies
 from mindagent.core.domain import TRAINED_PREFIX, Domain, DomainSession, SpecError
+from mindagent.dispatch.calls import Call as Call  # re-exported: callers import it from here
 from mindagent.dispatch.policy import Policy
-from mindagent.llm.base import Completion, GenerationConfig, LLMClient, LLMError, Message, Usage
+from mindagent.dispatch.rules import RULE_PREFIX, RuleBrain, parse_rule
+from mindagent.llm.base import CUT_REASONS, Completion, GenerationConfig, LLMClient, LLMError, Message, Usage
 from mindagent.llm.ratelimit import Gate
 from mindagent.llm.redact import redact_text, redact_url
 from mindagent.recordings.limits import MAX_REPLY_CHARS
@@ -29,41 +32,20 @@ log = logging.getLogger(__name__)
 #: Built-in dispatcher names some domain may offer (a model spec never looks like these).
 BUILT_IN_NAMES = ("planner", "random")
 
+#: Without ``--max-tokens``, a call may write `BASE_TOKENS` plus `TOKENS_PER_LINE` for every line
+#: its answer needs (one per agent it commands; a plan: one per agent and step): 100 for the
+#: paper's two agents, as before, and room for eight agents' commands instead of a cut answer.
+BASE_TOKENS = 40
+TOKENS_PER_LINE = 30
 
-@dataclass(frozen=True, slots=True)
-class Call:
-    """One model call: exactly what was sent and what came back (the replay cassette's unit).
 
-    `error` is the failure's message and `error_kind` its type (``RateLimited``, ``AuthFailed``...)."""
+#: How results files and recording headers name the scaled limit.
+AUTO_TOKENS = f"auto ({BASE_TOKENS} + {TOKENS_PER_LINE} per answer line)"
 
-    messages: list[Message]
-    text: str
-    usage: Usage
-    error: str | None = None
-    error_kind: str | None = None
-    #: The reply's length when it was longer than `MAX_REPLY_CHARS` and cut.
-    truncated_from: int | None = None
-    #: The model the provider says answered (a dated snapshot behind an alias such as gpt-4o).
-    served_model: str | None = None
-    #: Generation settings asked for but not sent (a temperature the model refused).
-    not_sent: tuple[str, ...] = ()
 
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "messages": [{"role": m.role, "content": m.content} for m in self.messages],
-            "text": self.text,
-            "usage": {
-                "prompt_tokens": self.usage.prompt_tokens,
-                "cached_tokens": self.usage.cached_tokens,
-                "output_tokens": self.usage.output_tokens,
-                "latency_s": round(self.usage.latency_s, 6),
-            },
-            **({"error": self.error} if self.error else {}),
-            **({"error_kind": self.error_kind} if self.error_kind else {}),
-            **({"truncated_from": self.truncated_from} if self.truncated_from else {}),
-            **({"served_model": self.served_model} if self.served_model else {}),
-            **({"not_sent": list(self.not_sent)} if self.not_sent else {}),
-        }
+def token_budget(lines: int) -> int:
+    """The output tokens a call may spend on an answer of `lines` lines (see `TOKENS_PER_LINE`)."""
+    return BASE_TOKENS + TOKENS_PER_LINE * max(1, lines)
 
 
 @dataclass
@@ -71,6 +53,8 @@ class LLMBrain:
     client: LLMClient
     config: GenerationConfig = field(default_factory=GenerationConfig)
     needs_prompt: bool = True
+    #: No ``--max-tokens`` given: each call's limit is `token_budget` of the lines its answer needs.
+    auto_tokens: bool = False
     #: Every model name the provider said served a call, in the order first seen (for results files).
     served: list[str] = field(default_factory=list)
     #: Settings some call asked for but did not send, in the order first seen.
@@ -80,16 +64,24 @@ class LLMBrain:
     def name(self) -> str:
         return self.client.name
 
-    async def ask(self, messages: Sequence[Message], grammar: str | None) -> Call:
+    def config_for(self, lines: int) -> GenerationConfig:
+        """The generation settings of a call whose answer needs `lines` lines."""
+        return replace(self.config, max_tokens=token_budget(lines)) if self.auto_tokens else self.config
+
+    async def ask(self, messages: Sequence[Message], grammar: str | None, lines: int = 1) -> Call:
         """One call; a backend failure becomes an empty answer with the error kept, never a crash.
 
         Backends turn every reply they cannot use (an error status, HTML, an empty or non-JSON
         body) into an `LLMError`, so that is all this catches; anything else is a bug and
-        propagates. A reply longer than `MAX_REPLY_CHARS` is cut there (recorded as
-        ``truncated_from``), so neither the parser nor the recording pays for a runaway model."""
+        propagates. A reply that stopped at max_tokens is half an answer: it is recorded as a
+        ``ReplyCut`` error with the tokens it cost and no text, so nothing reads it as a choice.
+        A reply longer than `MAX_REPLY_CHARS` is cut there (recorded as ``truncated_from``), so
+        neither the parser nor the recording pays for a runaway model. `lines` is how many
+        lines the answer needs (the token limit scales with it unless ``--max-tokens`` is given)."""
         started = time.perf_counter()
+        config = self.config_for(lines)
         try:
-            out: Completion = await self.client.complete(list(messages), self.config, grammar)
+            out: Completion = await self.client.complete(list(messages), config, grammar)
         except LLMError as exc:
             said = redact_text(str(exc))  # recorded and shown to spectators: no URL credentials
             log.warning("model call failed (%s): %s", type(exc).__name__, said)
@@ -100,6 +92,13 @@ class LLMBrain:
         if served and served not in self.served:
             self.served.append(served)
         self.not_sent.extend(name for name in out.not_sent if name not in self.not_sent)
+        if out.finish_reason in CUT_REASONS:
+            # no model name in the message: a replay of the recording says the same
+            said = (f"the reply reached max_tokens={config.max_tokens} ({out.usage.output_tokens} output tokens) "
+                    "before it ended; raise --max-tokens")
+            log.warning("%s: %s", self.name, said)
+            return Call(list(messages), "", out.usage, error=said, error_kind="ReplyCut", served_model=served,
+                        not_sent=out.not_sent)
         if len(text) > MAX_REPLY_CHARS:
             log.warning("model reply of %d characters cut to %d", len(text), MAX_REPLY_CHARS)
             return Call(list(messages), text[:MAX_REPLY_CHARS], out.usage, truncated_from=len(text),
@@ -137,21 +136,25 @@ class PolicyBrain:
         return None
 
 
-Brain = LLMBrain | PolicyBrain
+Brain = LLMBrain | PolicyBrain | RuleBrain
 
 
 def make_brain(model: str, domain: Domain, *, seed: int = 0, base_url: str | None = None,
-               model_path: str | None = None, temperature: float = 0.1, max_tokens: int = 100,
+               model_path: str | None = None, temperature: float = 0.1, max_tokens: int | None = None,
                timeout_s: float = 60.0, threads: int | None = None, gate: Gate | None = None,
                retries: int = 4, max_retry_after_s: float = 30.0) -> Brain:
     """A built-in policy of `domain` (``planner``, ``random``), a trained one (``policy:DIR/model.zip``,
-    loaded by the domain, which refuses it if it has no trained policies) or any `mindagent.llm` spec.
+    loaded by the domain, which refuses it if it has no trained policies), a rule chooser
+    (``rule:first|urgent|random``) or any `mindagent.llm` spec.
 
+    ``max_tokens`` None: each call's limit scales with its answer's lines (`token_budget`).
     ``gate`` is the backend's request budget shared with every other brain of a sweep
     (`mindagent.llm.ratelimit`); built-in policies make no requests and ignore it.
     Raises `SpecError` for a built-in name the domain lacks and `LLMError` for a bad model spec."""
     if model in domain.policies:
         return PolicyBrain(domain.make_policy(model, seed))
+    if model.startswith(RULE_PREFIX):
+        return RuleBrain(parse_rule(model), seed)
     if model in BUILT_IN_NAMES:
         raise SpecError(f"{domain.name} has no built-in {model!r} dispatcher; it has: {', '.join(domain.policies)}")
     if model.startswith((TRAINED_PREFIX, *domain.policy_prefixes)):  # a trained policy, a proxy: the domain's
@@ -159,8 +162,10 @@ def make_brain(model: str, domain: Domain, *, seed: int = 0, base_url: str | Non
     from mindagent.llm import make_client
 
     client = make_client(model, base_url=base_url, model_path=model_path, threads=threads, gate=gate)
-    return LLMBrain(client, GenerationConfig(temperature=temperature, max_tokens=max_tokens, timeout_s=timeout_s, seed=seed,
-                                             max_retries=retries, max_retry_after_s=max_retry_after_s))
+    limit = max_tokens if max_tokens is not None else token_budget(2)
+    return LLMBrain(client, GenerationConfig(temperature=temperature, max_tokens=limit, timeout_s=timeout_s, seed=seed,
+                                             max_retries=retries, max_retry_after_s=max_retry_after_s),
+                    auto_tokens=max_tokens is None)
 
 
 def default_model() -> tuple[str, str]:
@@ -189,16 +194,18 @@ def file_sha256(path: Path) -> str:
 
 
 def generation_settings(model: str, *, base_url: str | None = None,
-                        temperature: float = 0.1, max_tokens: int = 100, threads: int | None = None,
+                        temperature: float = 0.1, max_tokens: int | None = None, threads: int | None = None,
                         brain: Brain | None = None) -> dict[str, object]:
     """Every model setting that changes a result, for results files and recording headers.
 
     The base URL is kept without credentials (user:password@ and the query string dropped); a
     local model is named by its file and that file's sha256, so a different build of the "same"
-    model is not resumed into old results. Built-in policies have no generation settings."""
-    if brain is not None and isinstance(brain, PolicyBrain):
+    model is not resumed into old results. Built-in policies and rule choosers have no generation
+    settings."""
+    if isinstance(brain, PolicyBrain | RuleBrain) or model.startswith(RULE_PREFIX):
         return {}
-    out: dict[str, object] = {"temperature": temperature, "max_tokens": max_tokens}
+    out: dict[str, object] = {"temperature": temperature,
+                              "max_tokens": max_tokens if max_tokens is not None else AUTO_TOKENS}
     if base_url:
         out["base_url"] = redact_url(base_url)
     client = brain.client if isinstance(brain, LLMBrain) else None

@@ -21,7 +21,7 @@ from mindagent.core.capabilities import (
 )
 from mindagent.core.demo import Demo
 from mindagent.core.domain import DomainSession, PromptParts, SpecError, Verdict
-from mindagent.dispatch.brains import Brain, Call, LLMBrain
+from mindagent.dispatch.brains import Brain, Call, LLMBrain, PolicyBrain
 from mindagent.dispatch.memory import Memory
 from mindagent.dispatch.partners import Partner, make_partner
 from mindagent.dispatch.plans import (
@@ -38,6 +38,7 @@ from mindagent.dispatch.plans import (
     split_plan,
 )
 from mindagent.dispatch.prompt import PromptConfig, build_messages, format_turn
+from mindagent.dispatch.rules import RuleBrain, goal_menu_for, manager_menu
 from mindagent.dispatch.taskgraph import (
     ManagerPrompt,
     SubtaskExecutor,
@@ -114,6 +115,17 @@ class DispatchSettings:
                 **({"subtask_executor": self.executor} if self.executor != "rule" else {}),
                 **({"control": list(self.control), "partners": self.partners} if self.control is not None else {})}
 
+    @property
+    def has_menu(self) -> bool:
+        """Whether the model is asked to choose from a menu here (goal mode, the task-graph manager
+        with the rule executor), the only place a rule chooser can sit."""
+        return self.mode == "goals" or (self.team == "taskgraph" and self.executor == "rule")
+
+
+def chooser(brain: Brain) -> str:
+    """Who made a plan's choice, as plans record it: ``model``, or the rule chooser's name."""
+    return brain.name if isinstance(brain, RuleBrain) else "model"
+
 
 class Dispatcher:
     """One brain plus the prompt it reads; `controlled` restricts it to some agents (human play)."""
@@ -147,6 +159,9 @@ class Dispatcher:
             raise SpecError(f"--mode {dispatch.team} runs its own loop; it does not combine with --dispatch {dispatch.mode}")
         if dispatch.team == "taskgraph" and not isinstance(session, TaskGraphMode):
             raise SpecError(f"{session.domain} has no task graph (--mode taskgraph)")
+        if isinstance(brain, RuleBrain) and not dispatch.has_menu:
+            raise SpecError(f"{brain.name} chooses from a menu (--dispatch goals, or --mode taskgraph with "
+                            "--subtask-executor rule); this mode has the model write commands, with no menu")
         if dispatch.executor == "model":
             if dispatch.team != "taskgraph":
                 raise SpecError("--subtask-executor model carries out task-graph subtasks; it needs --mode taskgraph")
@@ -173,7 +188,7 @@ class Dispatcher:
         mode with any brain: without a model the manager deals out subtasks by rule)."""
         if self.dispatch.team == "taskgraph":  # the model executor is asked every step, like `decide`
             return self.brain is not None and self.dispatch.executor == "rule"
-        return self.dispatch.mode != "step" and isinstance(self.brain, LLMBrain)
+        return self.dispatch.mode != "step" and isinstance(self.brain, LLMBrain | RuleBrain)
 
     async def make_plan(self, session: DomainSession, memory: Memory, feedback: Sequence[str],
                         head_chef: Sequence[str] = (), controlled: Sequence[int] | None = None,
@@ -182,20 +197,21 @@ class Dispatcher:
         assignment of subtasks (task-graph mode)."""
         if self.dispatch.team == "taskgraph" and self.brain is not None:
             return await self._taskgraph_plan(session, self.brain, controlled)
+        if self.dispatch.mode == "goals" and isinstance(self.brain, LLMBrain | RuleBrain):
+            return await self._goal_plan(session, self.brain, head_chef)
         if not isinstance(self.brain, LLMBrain):
             raise ValueError("only a language model answers with plans")
-        if self.dispatch.mode == "goals":
-            return await self._goal_plan(session, self.brain, head_chef)
         messages, shown = self.messages(session, memory, feedback, head_chef, people)
         last = messages[-1]
         messages[-1] = Message(last.role, last.content + "\n" + plan_instruction(self.dispatch.plan_steps))
         step_grammar = grammar_of(session)
         grammar = plan_grammar(step_grammar, self.dispatch.plan_steps) if step_grammar else None
-        call = await self.brain.ask(messages, grammar)
+        team = session.n_agents if controlled is None else len(controlled)
+        call = await self.brain.ask(messages, grammar, lines=team * self.dispatch.plan_steps)
         steps = [self.mine(session, session.extract_commands(block), controlled) for block in split_plan(call.text)]
         return CommandPlan(session.step_index, steps), [call], shown
 
-    async def _goal_plan(self, session: DomainSession, brain: LLMBrain,
+    async def _goal_plan(self, session: DomainSession, brain: LLMBrain | RuleBrain,
                          head_chef: Sequence[str]) -> tuple[Plan, list[Call], str]:
         menu = goal_menu_of(session)
         executor = self._executors.get(id(session))
@@ -209,11 +225,14 @@ class Dispatcher:
             chosen = "forced" if menu.options else "none"
             return GoalPlan(session.step_index, list(menu.options), executor, menu, every, chosen), [], ""
         messages = self.goal_prompt.messages(menu, head_chef)
-        call = await brain.ask(messages, goal_grammar(menu.options))
+        if isinstance(brain, RuleBrain):
+            call = await brain.choose(messages, goal_menu_for(session, menu))
+        else:
+            call = await brain.ask(messages, goal_grammar(menu.options))
         goal = parse_goal(call.text, menu.options)
         if goal is None:  # a failed or unreadable answer: the cooks follow their own order, said in the plan
             return GoalPlan(session.step_index, [], executor, menu, every, "fallback"), [call], messages[-1].content
-        return GoalPlan(session.step_index, [goal], executor, menu, every), [call], messages[-1].content
+        return GoalPlan(session.step_index, [goal], executor, menu, every, chooser(brain)), [call], messages[-1].content
 
     async def _taskgraph_plan(self, session: DomainSession, brain: Brain,
                               controlled: Sequence[int] | None) -> tuple[Plan, list[Call], str]:
@@ -228,13 +247,16 @@ class Dispatcher:
         agents = list(range(session.n_agents)) if controlled is None else sorted(controlled)
         every = self.dispatch.goal_every
         ready = graph.ready()
-        if not isinstance(brain, LLMBrain) or len(ready) <= 1 or not agents:
+        if isinstance(brain, PolicyBrain) or len(ready) <= 1 or not agents:
             rule = TaskGraphPlan(session.step_index, graph, assign_by_rule(graph, agents), executor, agents, "rule", every)
             return rule, [], ""
         names = [session.agent_names[a] for a in agents]
         ids = [t.id for t in ready]
         messages = self.manager_prompt.messages(graph, names)
-        call = await brain.ask(messages, assignment_grammar(names, ids))
+        if isinstance(brain, RuleBrain):
+            call = await brain.choose(messages, manager_menu(session.step_index, ready, names))
+        else:
+            call = await brain.ask(messages, assignment_grammar(names, ids), lines=len(names))
         picked = parse_assignment(call.text, names, ids)
         if not picked:  # unreadable or failed: the rule deals the subtasks out, said in the plan
             plan = TaskGraphPlan(session.step_index, graph, assign_by_rule(graph, agents), executor, agents,
@@ -243,7 +265,7 @@ class Dispatcher:
         by_id = graph.by_id
         assignment = assign_by_rule(graph, agents)  # agents the answer left out keep the rule's subtask
         assignment.update({agents[k]: by_id[sid] for k, sid in picked.items()})
-        return TaskGraphPlan(session.step_index, graph, assignment, executor, agents, "model", every), [call], \
+        return TaskGraphPlan(session.step_index, graph, assignment, executor, agents, chooser(brain), every), [call], \
             messages[-1].content
 
     async def execute_subtasks(self, session: DomainSession, plan: TaskGraphPlan, feedback: Sequence[str],
@@ -296,15 +318,17 @@ class Dispatcher:
         turns: dict[int, tuple[str, str]] = {}
         shown = self.turn(session, feedback, head_chef, people)
         for agent in agents:
-            if not isinstance(self.brain, LLMBrain):
+            if isinstance(self.brain, PolicyBrain):
                 commands += self.mine(session, self.brain.act(session, [agent]), [agent])[:1]
                 continue
+            if not isinstance(self.brain, LLMBrain):
+                raise ValueError(f"{self.brain.name} has no commands to write (it chooses from menus)")
             others = [n for k, n in enumerate(names) if k != agent]
             turn = agent_turn(shown, names[agent], others, {a: m for a, m in heard.items() if a != names[agent]})
             memory = memories.get(agent) or Memory(0)
             messages = build_messages(agent_prompt_parts_of(session, agent), self.prompt, self.demo, memory.turns(), turn)
             one = agent_grammar_of(session, agent)
-            call = await self.brain.ask(messages, agent_answer_grammar(one) if one else None)
+            call = await self.brain.ask(messages, agent_answer_grammar(one) if one else None, lines=2)  # + say:
             calls.append(call)
             mine = self.mine(session, session.extract_commands(call.text), [agent])[:1]
             commands += mine
@@ -333,12 +357,15 @@ class Dispatcher:
                      people: Sequence[str] = ()) -> Decision:
         if self.brain is None:
             raise ValueError("this dispatcher has no brain; it can only build prompts")
-        if not isinstance(self.brain, LLMBrain):
+        if isinstance(self.brain, PolicyBrain):
             commands = self.mine(session, self.brain.act(session, controlled), controlled)
             return Decision(commands, session.check(commands), head_chef=list(head_chef), replies=self.brain.replies())
+        if not isinstance(self.brain, LLMBrain):
+            raise ValueError(f"{self.brain.name} has no commands to write (it chooses from menus)")
         messages, shown = self.messages(session, memory, feedback, head_chef, people)
         grammar = grammar_of(session)
-        calls = [await self.brain.ask(messages, grammar)]
+        team = session.n_agents if controlled is None else len(controlled)
+        calls = [await self.brain.ask(messages, grammar, lines=team)]
         commands, verdicts = self._read(session, calls[-1].text, controlled)
         for _ in range(self.repair):
             refused = [v.text or v.command for v in verdicts if not v.ok]
@@ -346,7 +373,7 @@ class Dispatcher:
                 break
             request = REPAIR_REQUEST.format(lines="\n".join(f"- {r}" for r in refused)) if commands else NO_COMMAND_REQUEST
             messages = messages + [Message("assistant", calls[-1].text), Message("user", request)]
-            calls.append(await self.brain.ask(messages, grammar))
+            calls.append(await self.brain.ask(messages, grammar, lines=team))
             commands, verdicts = self._read(session, calls[-1].text, controlled)
         return Decision(commands, verdicts, calls, shown, list(head_chef))
 

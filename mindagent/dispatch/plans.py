@@ -122,7 +122,7 @@ class GoalPlan(Plan):
         self.executor = executor
         self.signature = menu.signature
         self.every = max(1, every)
-        self.chosen_by = chosen_by  # model | forced (one option) | none (no menu) | fallback (call failed)
+        self.chosen_by = chosen_by  # model | rule:<name> | forced (one option) | none (no menu) | fallback (call failed)
 
     def next(self, session: DomainSession) -> list[str] | None:
         commands = self.executor.act(session, self.goals)

@@ -168,7 +168,7 @@ class TaskGraphPlan(Plan):
         self.graph = graph
         self.assignment = dict(assignment)
         self.executor = executor
-        self.chosen_by = chosen_by  # model | rule (no model, or one ready subtask) | fallback (unreadable)
+        self.chosen_by = chosen_by  # model | rule:<name> (a rule chooser) | rule (no model, or one ready subtask) | fallback (unreadable)
         self.every = max(1, every)
         self.failed: list[str] = []
         #: the model executor's agents whose answer held no command at the step just described

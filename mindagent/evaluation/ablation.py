@@ -6,6 +6,10 @@ knowledge, a two-step demo, no demo, no environment feedback, no memory, or the 
 the output folder (so the study resumes configuration by configuration, tau by tau, and a
 folder made with other settings is refused, as `eval` refuses); the table puts them side by
 side with the difference from the full prompt and what each cost in tokens.
+
+Baselines (``mindagent ablate --baseline rule:first``) are other dispatchers run on the full
+configuration's protocol, one results file each, printed as rows beside the model's: a rule
+chooser in the model's seat, or a built-in policy, so the table shows what the model adds.
 """
 
 from __future__ import annotations
@@ -14,7 +18,8 @@ import csv
 import dataclasses
 import json
 import logging
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -72,18 +77,31 @@ def row(ablation: Ablation, results: Results) -> dict[str, Any]:
     }
 
 
+def baseline_ablation(model: str) -> Ablation:
+    """The row of a baseline dispatcher: the full prompt's settings, another `model`."""
+    return Ablation("baseline-" + re.sub(r"[^A-Za-z0-9_.-]+", "-", model), f"baseline {model}", {})
+
+
 async def run_ablation(base: EvalConfig, out_dir: Path, brain_factory: Callable[[], Brain],
                        names: list[str] | None = None,
                        on_episode: Callable[[], None] | None = None,
-                       concurrency: int = 1) -> tuple[list[dict[str, Any]], list[str]]:
-    """Run (or resume) every chosen configuration, `concurrency` cells at once; returns the table
-    rows and failed units."""
+                       concurrency: int = 1,
+                       baselines: Sequence[tuple[str, Callable[[], Brain]]] = ()) -> tuple[list[dict[str, Any]], list[str]]:
+    """Run (or resume) every chosen configuration, then each baseline (its model and brain
+    factory), `concurrency` cells at once; returns the table rows (baselines last) and failed units."""
     chosen = [a for a in ABLATIONS if names is None or a.name in names]
     rows, failures = [], []
     for ablation in chosen:
         config = ablation_config(base, ablation)
         results = Results(out_dir / f"{ablation.name}.json", config)  # ValueError: other settings
         await run_eval(config, results, brain_factory, concurrency, on_episode=on_episode)
+        failures += [f"{ablation.name}: {f}" for f in results.failures]
+        rows.append(row(ablation, results))
+    for model, factory in baselines:
+        ablation = baseline_ablation(model)
+        config = dataclasses.replace(ablation_config(base, ablation), model=model, generation={})
+        results = Results(out_dir / f"{ablation.name}.json", config)
+        await run_eval(config, results, factory, concurrency, on_episode=on_episode)
         failures += [f"{ablation.name}: {f}" for f in results.failures]
         rows.append(row(ablation, results))
     full = next((r["cos"] for r in rows if r["name"] == "full"), None)

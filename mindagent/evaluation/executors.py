@@ -66,7 +66,7 @@ class BrainRecipe:
     base_url: str | None = None
     model_path: str | None = None
     temperature: float = 0.1
-    max_tokens: int = 100
+    max_tokens: int | None = None  # None: scaled per call (`brains.token_budget`)
     timeout_s: float = 60.0
     threads: int | None = None
     #: the backend's budget for the whole sweep (`--rpm`, `--tpm`, `--concurrency` across workers)

@@ -12,8 +12,8 @@ Importing this package imports no SDK, no llama_cpp and no game: each backend lo
 library when it is built, so the game starts fast and runs without the ones it does not use.
 A game that wants constrained decoding passes its own GBNF grammar to `LLMClient.complete`.
 
-Failures are `LLMError`s of one of six kinds (`RateLimited`, `AuthFailed`,
-`ModelUnavailable`, `BadRequest`, `ModelTimeout`, `EmptyAnswer`); `mindagent.llm.base` lists what maps where.
+Failures are `LLMError`s of one of seven kinds (`RateLimited`, `AuthFailed`,
+`ModelUnavailable`, `BadRequest`, `ModelTimeout`, `EmptyAnswer`, `ReplyCut`); `mindagent.llm.base` lists what maps where.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from mindagent.llm.base import (
     ModelTimeout,
     ModelUnavailable,
     RateLimited,
+    ReplyCut,
     Role,
     Usage,
 )
@@ -57,6 +58,7 @@ __all__ = [
     "RateGate",
     "RateLimited",
     "RateLimits",
+    "ReplyCut",
     "Role",
     "Usage",
     "list_local_models",

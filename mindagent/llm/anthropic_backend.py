@@ -200,7 +200,8 @@ class AnthropicClient:
                   usage.prompt_tokens, usage.cached_tokens, usage.output_tokens, latency)
         # a temperature the model refused is not sent: say so, so results never claim it was
         not_sent = ("temperature",) if config.temperature is not None and not self._send_temperature else ()
-        return Completion(text=text, usage=usage, model=served or self.model, not_sent=not_sent)
+        return Completion(text=text, usage=usage, model=served or self.model, not_sent=not_sent,
+                          finish_reason=str(stop or ""))
 
     async def _attempts(self, sdk: Any, messages: Sequence[Message],
                         config: GenerationConfig) -> tuple[str, Any, str | None, object]:

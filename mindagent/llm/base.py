@@ -31,6 +31,9 @@ is a plain `LLMError`.
     ├── EmptyAnswer       the reply carried no text (a reasoning model that spent max_tokens
     │                     on hidden reasoning answers ``content: ""`` with ``finish_reason:
     │                     "length"``); never scored as a step of idle agents
+    ├── ReplyCut          the reply ended because it reached max_tokens (``Completion.finish_reason``
+    │                     ``length``/``max_tokens``): the dispatcher records it as this kind and
+    │                     never reads the half answer (backends return it; replay raises it again)
     └── ModelTimeout      the call's overall deadline (`GenerationConfig.timeout_s`, wall
                           clock, retries included: `mindagent.llm.deadline`), or the SDK's own
                           timeout / HTTP 408 after our retries ran out
@@ -76,6 +79,9 @@ class Completion:
     model: str = ""
     #: Generation settings asked for but not sent (the Anthropic backend drops a refused temperature).
     not_sent: tuple[str, ...] = ()
+    #: Why generation stopped, as the backend said (``stop``, ``length``, Anthropic's ``max_tokens``...);
+    #: empty when unknown. A reply that stopped at max_tokens is cut (`CUT_REASONS`).
+    finish_reason: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +126,14 @@ class EmptyAnswer(LLMError):
     """The model answered with no text (often cut by max_tokens before any visible output)."""
 
 
+class ReplyCut(LLMError):
+    """The reply stopped at max_tokens, so it is half an answer; read, it would look like a choice."""
+
+
+#: Finish reasons that mean the reply hit the token limit (OpenAI and llama.cpp, Anthropic).
+CUT_REASONS: frozenset[str] = frozenset({"length", "max_tokens"})
+
+
 def require_text(text: str, finish_reason: object, what: str, max_tokens: int) -> str:
     """`text` if it holds anything but whitespace, else `EmptyAnswer` naming why the reply was empty.
 
@@ -128,7 +142,7 @@ def require_text(text: str, finish_reason: object, what: str, max_tokens: int) -
     a model that chose to do nothing."""
     if text.strip():
         return text
-    if finish_reason in ("length", "max_tokens"):
+    if finish_reason in CUT_REASONS:
         raise EmptyAnswer(f"{what}: empty answer cut by max_tokens={max_tokens} (finish reason {finish_reason!r}); "
                           "raise --max-tokens (reasoning models spend tokens before they answer)")
     raise EmptyAnswer(f"{what}: empty answer (finish reason {finish_reason!r})")
@@ -137,7 +151,7 @@ def require_text(text: str, finish_reason: object, what: str, max_tokens: int) -
 #: Every kind by class name, so a recorded ``error_kind`` can be raised again on replay.
 ERROR_KINDS: dict[str, type[LLMError]] = {
     cls.__name__: cls
-    for cls in (LLMError, RateLimited, AuthFailed, ModelUnavailable, BadRequest, ModelTimeout, EmptyAnswer)
+    for cls in (LLMError, RateLimited, AuthFailed, ModelUnavailable, BadRequest, ModelTimeout, EmptyAnswer, ReplyCut)
 }
 
 

@@ -178,7 +178,7 @@ class OpenAIClient:
         usage = map_usage(usage_raw, latency)
         log.debug("%s: %d prompt (%d cached) + %d output tokens in %.2fs", self.name,
                   usage.prompt_tokens, usage.cached_tokens, usage.output_tokens, latency)
-        return Completion(text=text, usage=usage, model=served or self.model)
+        return Completion(text=text, usage=usage, model=served or self.model, finish_reason=str(finish or ""))
 
     async def aclose(self) -> None:
         """Close the SDK's connection pool (and the injected http client with it)."""

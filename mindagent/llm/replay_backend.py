@@ -193,6 +193,8 @@ class ReplayClient:
             )
         recorded = queue.popleft()
         log.debug("replay step %s call %d (prompt %s)", recorded.step, recorded.call, key[:12])
+        if recorded.error_kind == "ReplyCut":  # a cut reply: cut again, with the tokens it cost
+            return Completion(text="", usage=recorded.usage, model=recorded.served_model or "", finish_reason="length")
         if recorded.error is not None:
             raise recorded.failure()  # the same message and kind, so the replayed step matches
         return Completion(text=recorded.text, usage=recorded.usage, model=recorded.served_model or "")

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from mindagent.core.capabilities import goal_menu_of
 from mindagent.core.domain import DomainSession
-from mindagent.dispatch.brains import Brain, LLMBrain
+from mindagent.dispatch.brains import Brain, LLMBrain, PolicyBrain, RuleBrain
 from mindagent.dispatch.dispatcher import Decision, DispatchSettings
 from mindagent.dispatch.plans import Plan
 from mindagent.server.settings import RoomSettings
@@ -33,7 +33,8 @@ def dispatch_for(settings: RoomSettings, session: DomainSession, brain: Brain) -
     chosen = settings.dispatch
     if chosen is None:
         local = isinstance(brain, LLMBrain) and brain.name.startswith("local:")
-        chosen = DispatchSettings("goals") if local and goal_menu_of(session) is not None else DispatchSettings()
+        menu = local or isinstance(brain, RuleBrain)  # a rule chooser has only menus to answer
+        chosen = DispatchSettings("goals") if menu and goal_menu_of(session) is not None else DispatchSettings()
     if chosen.mode == "goals" and goal_menu_of(session) is None:
         return DispatchSettings()  # a domain without goal mode: per-step commands
     if chosen.executor == "model" and not isinstance(brain, LLMBrain):
@@ -192,7 +193,7 @@ class Decisions:
         """The practice coach's next command for `agent`, or None (a hint never breaks a state)."""
         room = self._room
         coach = room.coach
-        if coach is None or isinstance(coach, LLMBrain):
+        if not isinstance(coach, PolicyBrain):
             return None
         try:
             return next((c for c in coach.act(room.session) if room.session.agent_of(c) == agent), None)

@@ -10,10 +10,13 @@ broadcasts are coalesced (`COALESCE_S`).
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from mindagent.core.domain import DomainSession, DomainStep
-from mindagent.dispatch.brains import LLMBrain
+from mindagent.dispatch.brains import Brain, LLMBrain, PolicyBrain, RuleBrain
+from mindagent.dispatch.dispatcher import Decision
 from mindagent.evaluation.scoring import collaboration_score
 from mindagent.llm.redact import redact_text
 from mindagent.server.fanout import Frame, encode
@@ -132,7 +135,7 @@ class StateEncoder:
             "controllers": ["human" if a in players else "dispatcher" for a in range(room.session.n_agents)],
             "counts": {"completed": c.completed, "failed": c.failed, "active": c.active},
             "score": collaboration_score(c.completed, c.failed, c.active),
-            "dispatcher": self.dispatcher_info(),
+            "dispatcher": self.dispatcher_info(), "sources": room.sources.to_dict(room.dispatcher.brain),
             "head_chef": list(room.chef_lines), "errors": list(room.errors),
             "people": room.seats.people(),
             "step_every": room.clock.period if room.settings.mode == "realtime" else None,
@@ -204,15 +207,66 @@ class StateEncoder:
         return Frame.encoded({**rest, "state": {**state, **heavy}, **static}, splice(text, static_text))
 
 
-def step_record(session: DomainSession, t: int, result: DomainStep, actors: list[str]) -> dict[str, Any]:
-    """The page's record of step `t`: each agent's command, verdict and who gave it (by agent)."""
+#: Where an agent-step's command came from, in the order the results line names them.
+SOURCES: tuple[str, ...] = ("model", "executor", "policy", "partner", "human", "idle")
+
+
+def command_source(actor: str, command: str, decision: Decision | None, brain: Brain | None) -> str:
+    """Who wrote one command: the ``model`` (its own answer), the ``executor`` (the domain's rule
+    code carrying out a goal or subtask a model or rule chooser picked), a built-in ``policy``, a
+    ``partner`` policy (`--control`), a ``human``, or nobody (``idle``: no decision was ready)."""
+    if actor.endswith("_idle"):
+        return "idle"
+    if actor == "human":
+        return "human"
+    if decision is not None and command in decision.partners:
+        return "partner"
+    if isinstance(brain, PolicyBrain):
+        return "policy"
+    plan = decision.plan if decision is not None else None
+    if plan is not None and plan.get("kind") in ("goals", "taskgraph") and plan.get("executor") != "model":
+        return "executor"
+    return "model"
+
+
+@dataclass
+class SourceTally:
+    """An episode's agent-steps by where their commands came from (`SOURCES`), and how many
+    answers the model (or rule chooser) gave that decided something: in goal and task-graph
+    mode most commands are the executor's, and this says so beside the score."""
+
+    steps: dict[str, int] = field(default_factory=lambda: dict.fromkeys(SOURCES, 0))
+    answers: int = 0
+
+    def add(self, actions: Sequence[dict[str, Any]], decision: Decision | None) -> None:
+        for action in actions:
+            source = str(action.get("source", "idle"))
+            self.steps[source] = self.steps.get(source, 0) + 1
+        self.answers += sum(1 for c in decision.calls if not c.error) if decision is not None else 0
+
+    def to_dict(self, brain: Brain | None) -> dict[str, Any]:
+        """The counts, who answered (``model``, a rule chooser's name, "" for a built-in policy,
+        which is asked nothing) and one line for the results panel (empty before the first step)."""
+        chooser = "model" if isinstance(brain, LLMBrain) else brain.name if isinstance(brain, RuleBrain) else ""
+        total = sum(self.steps.values())
+        named = ", ".join(f"{n} {'idle' if s == 'idle' else 'from the ' + s}" for s, n in self.steps.items() if n)
+        answered = f"; the {chooser} answered {self.answers} times" if chooser else ""
+        line = f"Commands of {total} agent-steps: {named}{answered}." if total else ""
+        return {"agent_steps": dict(self.steps), "answers": self.answers, "chooser": chooser, "line": line}
+
+
+def step_record(session: DomainSession, t: int, result: DomainStep, actors: list[str],
+                decision: Decision | None = None, brain: Brain | None = None) -> dict[str, Any]:
+    """The page's record of step `t`: each agent's command, verdict, who gave it (by agent: the
+    dispatcher or a person) and where the command came from (`command_source`)."""
     actions: list[dict[str, Any]] = []
     for i, (verdict, actor) in enumerate(zip(result.verdicts, actors, strict=True)):
         a = session.agent_of(verdict.command)
         a = i if a is None else a
         actions.append({"agent": a, "command": verdict.command, "ok": verdict.ok, "reason": verdict.text,
                         "by": actor.split("_")[0], "idle": actor.endswith("_idle"),
-                        "wait": verdict.command == session.idle_command(a)})
+                        "wait": verdict.command == session.idle_command(a),
+                        "source": command_source(actor, verdict.command, decision, brain)})
     actions.sort(key=lambda action: action["agent"])
     return {"step": t, "actions": actions, "feedback": list(result.notes),
             "completed": list(result.completed), "failed": list(result.failed)}
@@ -225,4 +279,5 @@ def splice(text: str, members: str) -> str:
     return text[:-1] + ("," if text != "{}" else "") + members + "}"
 
 
-__all__ = ["COALESCE_S", "ERROR_REPEAT_S", "StateEncoder", "splice", "step_record"]
+__all__ = ["COALESCE_S", "ERROR_REPEAT_S", "SOURCES", "SourceTally", "StateEncoder", "command_source", "splice",
+           "step_record"]

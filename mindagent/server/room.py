@@ -37,7 +37,7 @@ from mindagent.evaluation.scoring import collaboration_score
 from mindagent.llm.redact import redact_text
 from mindagent.server.clock import LATENESS_KEPT, RoomClock
 from mindagent.server.decisions import Decisions, dispatch_for, joint_commands
-from mindagent.server.encoding import COALESCE_S, ERROR_REPEAT_S, StateEncoder, step_record
+from mindagent.server.encoding import COALESCE_S, ERROR_REPEAT_S, SourceTally, StateEncoder, step_record
 from mindagent.server.episode_log import EpisodeLog
 from mindagent.server.protocol import ProtocolError, server_message
 from mindagent.server.questionnaire import Questionnaire
@@ -91,6 +91,7 @@ class Room:
         self.card = Scorecard(session.n_agents, session.credit)
         #: The episode's recording header, kept from the start until its first step opens the file.
         self._header: dict[str, Any] | None = None
+        self.sources = SourceTally()
 
     # ------------------------------------------------------- views of parts
     # The clock's honesty figures (benchmarks), the pace, and what tests and callers read of the parts.
@@ -286,7 +287,7 @@ class Room:
             self.seats.new_episode()
             self.last_step = None
             self.questionnaire.new_episode()
-            self.card = Scorecard(self.session.n_agents, self.session.credit)
+            self.card, self.sources = Scorecard(self.session.n_agents, self.session.credit), SourceTally()
             self.status = "waiting"
         if self.settings.autoplay:
             self.start()
@@ -306,7 +307,7 @@ class Room:
             "counts": {"completed": c.completed, "failed": c.failed, "active": c.active},
             "score": collaboration_score(c.completed, c.failed, c.active),
             "recording": self.log.path.name if self.log.path else None,
-            "team": self.card.summary(self.session.agent_names)})
+            "team": self.card.summary(self.session.agent_names), "sources": self.sources.to_dict(self.dispatcher.brain)})
         if self.settings.autoplay and (self.settings.episodes is None or self.episode < self.settings.episodes):
             self.spawn(self.restart())
         elif self.settings.autoplay and self.on_over is not None:
@@ -356,7 +357,7 @@ class Room:
             self._open_recording()
             commands, actors = self._joint_commands(ready)
             result = await self.run.advance(ready, commands, actors)
-            self._remember(t, result, actors)
+            self._remember(t, result, actors, ready)
             for reply in ready.replies if ready else []:
                 self.log.note("dispatcher_reply", step=t, text=reply)
                 self.event(f"dispatcher: {reply}")
@@ -380,8 +381,9 @@ class Room:
         an agent a person sat down at while the model was thinking (`decisions.joint_commands`)."""
         return joint_commands(self.session, ready, self.seats.take_queued(), self.seats.players)
 
-    def _remember(self, t: int, result: DomainStep, actors: list[str]) -> None:
-        self.last_step = step_record(self.session, t, result, actors)
+    def _remember(self, t: int, result: DomainStep, actors: list[str], ready: Decision | None = None) -> None:
+        self.last_step = step_record(self.session, t, result, actors, ready, self.dispatcher.brain)
+        self.sources.add(self.last_step["actions"], ready)
         self.seats.remember(self.last_step["actions"])
         self.card.add(t, self.last_step["actions"])
 

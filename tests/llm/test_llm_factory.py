@@ -20,6 +20,7 @@ from mindagent.llm import (
     ModelTimeout,
     ModelUnavailable,
     RateLimited,
+    ReplyCut,
     make_client,
 )
 from mindagent.llm import base as llm_base
@@ -73,7 +74,7 @@ def test_bad_specs_list_the_accepted_forms(spec: str) -> None:
 
 
 def test_error_tree() -> None:
-    kinds = (RateLimited, AuthFailed, ModelUnavailable, BadRequest, ModelTimeout, EmptyAnswer)
+    kinds = (RateLimited, AuthFailed, ModelUnavailable, BadRequest, ModelTimeout, EmptyAnswer, ReplyCut)
     for kind in kinds:
         assert issubclass(kind, LLMError) and kind.__bases__ == (LLMError,)
         assert kind.__name__ in mindagent.llm.__all__

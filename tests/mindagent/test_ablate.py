@@ -48,3 +48,38 @@ def test_ablate_table_plot_and_resume_through_replay(tmp_path: Path) -> None:
     assert again.exit_code == 0 and (tmp_path / "study" / "full.json").read_text() == before
     other = CliRunner().invoke(app, [*args[:-2], "--temperature", "0.7", "--out", str(tmp_path / "study")])
     assert other.exit_code != 0 and "temperature" in other.output  # other settings: refused, not mixed in
+
+
+def test_ablate_prints_a_baseline_row_beside_the_models(tmp_path: Path) -> None:
+    """`--baseline rule:first`: the same mode with a rule in the model's seat, run on the full
+    prompt's protocol, saved and printed as one more row with its difference from the model's."""
+    import re as regex
+
+    from mindagent.dispatch.brains import make_brain
+    from mindagent.dispatch.dispatcher import DispatchSettings
+
+    def first(n: int, messages: object) -> str:
+        offered = regex.search(r"Choose from: (\w+)", messages[-1].content)  # type: ignore[index]
+        return f"goal: {offered[1] if offered else ''}"
+
+    from mindagent.core import registry as domains
+
+    kitchen = domains.get("cuisineworld")
+    base = EvalConfig(levels=["level_3"], agents=[2], model="scripted", taus=[1.0], episodes=1, steps=20,
+                      dispatch=DispatchSettings("goals"))
+    rows, failures = asyncio.run(run_ablation(
+        base, tmp_path / "made", lambda: LLMBrain(ScriptedModel(first)), ["full"],
+        baselines=[("rule:first", lambda: make_brain("rule:first", kitchen)), ("planner", lambda: make_brain("planner", kitchen))]))
+    assert not failures and [r["name"] for r in rows] == ["full", "baseline-rule-first", "baseline-planner"]
+    by_name = {r["name"]: r for r in rows}
+    # the scripted head chef answers the first option too: the rule row matches the model's exactly
+    assert by_name["baseline-rule-first"]["cos"] == by_name["full"]["cos"] and by_name["baseline-rule-first"]["delta"] == 0
+    assert by_name["baseline-rule-first"]["tokens_per_step"] == 0  # a rule spends no tokens
+    saved = json.loads((tmp_path / "made" / "baseline-rule-first.json").read_text())
+    assert saved["config"]["model"] == "rule:first"
+
+    cassette = tmp_path / "none.jsonl"
+    cassette.write_text("")
+    refused = CliRunner().invoke(app, ["ablate", "--model", f"replay:{cassette}", "--baseline", "rule:first",
+                                       "--out", str(tmp_path / "x")])
+    assert refused.exit_code == 2 and "add --dispatch goals or --mode taskgraph" in refused.output

@@ -16,6 +16,7 @@ from mindagent.core import registry as domains
 from mindagent.core.spec import GameSpec
 from mindagent.dispatch.brains import LLMBrain
 from mindagent.dispatch.dispatcher import DispatchSettings
+from mindagent.dispatch.rules import RuleBrain
 from mindagent.llm.base import Completion, GenerationConfig, Message
 from mindagent.server.room import Room, RoomSettings
 
@@ -151,4 +152,55 @@ async def test_the_model_executor_reassigns_when_a_person_takes_an_agent(tmp_pat
     assert not any("You are agent1" in c for c in later[1:])  # the person's agent is no longer executed
     actions = room.state()["last_step"]["actions"]
     assert actions[1]["by"] == "human" and actions[0]["by"] == "dispatcher"
+    await room.close()
+
+
+@pytest.mark.asyncio
+async def test_a_room_says_which_agent_steps_came_from_the_model_and_which_from_the_executor(tmp_path: Path) -> None:
+    """Goal mode: the model picks dishes, the executor writes every command; the state and the
+    results say so (the page shows the results line)."""
+    model = ScriptedModel(first_dish)
+    room = await open_room(tmp_path, model, DispatchSettings("goals", goal_every=2))
+    await settle()
+    steps = 0
+    while steps < 40 and (steps < 12 or not room.state()["sources"]["answers"]):  # a model answer is counted
+        await room.step()  # with the first step its plan acts at
+        await settle()
+        steps += 1
+        assert {a["source"] for a in room.state()["last_step"]["actions"]} <= {"executor", "idle"}
+    sources = room.state()["sources"]
+    assert sources["agent_steps"]["model"] == 0 and sources["agent_steps"]["executor"] > 0
+    assert sum(sources["agent_steps"].values()) == 2 * steps and sources["chooser"] == "model"
+    assert 1 <= sources["answers"] <= len(model.sent)
+    assert sources["line"].startswith(f"Commands of {2 * steps} agent-steps:") and "from the executor" in sources["line"]
+    await room.close()
+
+
+@pytest.mark.asyncio
+async def test_a_rule_chooser_room_plays_goal_mode_by_default(tmp_path: Path) -> None:
+    spec = domains.validate(GameSpec("cuisineworld", "level_3", 2, 1.0, 0, "reference", None))
+    settings = RoomSettings(spec, "rule:urgent", "test", "realtime", 0.05)
+    room = Room("r", None, settings, domains.make_session(spec), RuleBrain("urgent"), tmp_path / "rec")
+    await room.open()
+    room.start()
+    await settle()
+    for _ in range(20):
+        await room.step()
+        await settle()
+    sources = room.state()["sources"]
+    assert room.dispatcher.dispatch.mode == "goals" and sources["chooser"] == "rule:urgent"
+    assert sources["answers"] >= 1 and "the rule:urgent answered" in sources["line"]
+    await room.close()
+
+
+@pytest.mark.asyncio
+async def test_a_central_model_room_counts_the_models_own_commands(tmp_path: Path) -> None:
+    model = ScriptedModel(["noop_agent0\nnoop_agent1"])
+    room = await open_room(tmp_path, model, None)
+    for _ in range(4):
+        await settle()
+        await room.step()
+    sources = room.state()["sources"]
+    assert sources["agent_steps"]["executor"] == 0 and sources["agent_steps"]["model"] > 0
+    assert sources["agent_steps"]["model"] + sources["agent_steps"]["idle"] == 8
     await room.close()

@@ -246,6 +246,7 @@ function plural(n, one, many) { return `${n} ${n === 1 ? one : many}`; }
 
 function renderResults(msg) {
   const box = clear($("results"));
+  if (msg.sources && msg.sources.line) box.append(el("p", { class: "muted small", text: msg.sources.line }));
   const team = msg.team || [];
   if (!team.length) return;
   const mine = team.find((a) => a.agent === msg.agent);

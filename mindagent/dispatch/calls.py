@@ -1,0 +1,47 @@
+"""One model call as recorded: what was sent, what came back, what it cost.
+
+Its own module so that everything in the model's seat (a language model, a rule chooser) can
+return one without importing the others.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mindagent.llm.base import Message, Usage
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One model call: exactly what was sent and what came back (the replay cassette's unit).
+
+    `error` is the failure's message and `error_kind` its type (``RateLimited``, ``AuthFailed``...)."""
+
+    messages: list[Message]
+    text: str
+    usage: Usage
+    error: str | None = None
+    error_kind: str | None = None
+    #: The reply's length when it was longer than `MAX_REPLY_CHARS` and cut.
+    truncated_from: int | None = None
+    #: The model the provider says answered (a dated snapshot behind an alias such as gpt-4o).
+    served_model: str | None = None
+    #: Generation settings asked for but not sent (a temperature the model refused).
+    not_sent: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "messages": [{"role": m.role, "content": m.content} for m in self.messages],
+            "text": self.text,
+            "usage": {
+                "prompt_tokens": self.usage.prompt_tokens,
+                "cached_tokens": self.usage.cached_tokens,
+                "output_tokens": self.usage.output_tokens,
+                "latency_s": round(self.usage.latency_s, 6),
+            },
+            **({"error": self.error} if self.error else {}),
+            **({"error_kind": self.error_kind} if self.error_kind else {}),
+            **({"truncated_from": self.truncated_from} if self.truncated_from else {}),
+            **({"served_model": self.served_model} if self.served_model else {}),
+            **({"not_sent": list(self.not_sent)} if self.not_sent else {}),
+        }
