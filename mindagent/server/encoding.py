@@ -12,6 +12,8 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
+from mindagent.core.capabilities import Directable
+from mindagent.core.directions import reads
 from mindagent.core.domain import DomainSession, DomainStep
 from mindagent.dispatch.brains import LLMBrain
 from mindagent.evaluation.scoring import collaboration_score
@@ -159,7 +161,8 @@ class StateEncoder:
         brain = room.dispatcher.brain
         return {"model": room.settings.model, "why": room.settings.model_why,
                 "name": brain.name if brain is not None else None,
-                "thinking": isinstance(brain, LLMBrain) and room.decisions.thinking}
+                "thinking": isinstance(brain, LLMBrain) and room.decisions.thinking,
+                "reads": reads(isinstance(brain, LLMBrain), isinstance(room.session, Directable))}
 
     def summary(self) -> dict[str, Any]:
         """One line of the room list."""
