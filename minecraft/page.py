@@ -24,8 +24,8 @@ GROUPS: list[dict[str, Any]] = [
 WORDS: dict[str, str] = {
     "title": "Minecraft kitchen", "board": "Kitchen", "tables": "The kitchen as tables", "recipes": "Recipes",
     "director": "head chef", "director_example": "e.g. Steve, make cooked beef",
-    "director_help": "The built-in planner understands: make X, only X, no X, agentK do X, stop, go on. "
-                     "A language model reads anything.",
+    "director_help": "Whoever dispatches follows: make X, only X, no X, Steve do X, stop, go on (X: a dish "
+                     "of the orders, e.g. cooked_beef); every line gets a reply.",
     "completed": "served", "failed": "expired", "open": "open", "busy": "cooking",
     "completed_line": "Served {}!", "failed_line": "{} expired.",
     "completed_one": "dish served", "completed_many": "dishes served",

@@ -24,6 +24,7 @@ from typing import Any, Protocol, Self
 
 from pydantic import ValidationError
 
+from mindagent.core.directions import answer, names_of
 from mindagent.core.domain import CommandError, Counts, DomainSession, DomainStep, PromptParts, Verdict
 from mindagent.dispatch.plans import GoalMenu
 from minecraft import check as checks
@@ -51,6 +52,9 @@ ADVANCE_TIMEOUT_S = 10.0
 VIEWER_TIMEOUT_S = 15.0
 #: How often a dead embedded server is started again within one session.
 MAX_SERVER_RESTARTS = 2
+#: Replies said in the game chat per step at most, and their length (a chat line's limit is 256).
+MAX_CHAT_REPLIES = 3
+CHAT_CHARS = 250
 #: Steps in a row with no bot in the world before the episode ends with `WorldLost`.
 MAX_STEPS_UNREACHABLE = 3
 
@@ -103,6 +107,7 @@ class MinecraftSession(DomainSession):
         self._down: set[str] = set()
         self._died: set[str] = set()
         self.server_restarts = 0
+        self._replies: list[str] = []
         self._bridge_restarts_seen = 0
         self._unreachable_steps = 0
         self._view_at: tuple[str, frozenset[str] | None] | None = None
@@ -215,6 +220,7 @@ class MinecraftSession(DomainSession):
             if isinstance(outcome, ActionError) and outcome.code == "died" and outcome.agent:
                 self._died.discard(outcome.agent)
         self._step += 1
+        await self._answer_chat()
         await self._advance_clock()
         await self._observe()
         faults += self._bridge_notes()
@@ -403,8 +409,8 @@ class MinecraftSession(DomainSession):
         # the old bots' goodbyes (end, kicked) may still be queued: they are about the dead server
         while not self.bridge.events.empty():
             event = self.bridge.events.get_nowait()
-            if event.event == "chat" and event.from_ and event.message:
-                self.add_instruction(f"{event.from_}: {event.message}")
+            if event.event == "chat" and event.from_ and event.message and event.from_ not in self.agents:
+                self._heard(f"{event.from_}: {event.message}")
         await self._kitchen(f"clock {self.kitchen.clock}")
         await self._observe()
         self.orders.credited = {d: self.obs.chest().get(d, 0) for d in self.orders.pool}
@@ -462,8 +468,24 @@ class MinecraftSession(DomainSession):
                 self._down.add(event.bot)
             elif event.event == "death" and event.bot in self.agents:
                 self._died.add(event.bot)
-            elif event.event == "chat" and event.from_ and event.message:
-                self.add_instruction(f"{event.from_}: {event.message}")
+            elif event.event == "chat" and event.from_ and event.message and event.from_ not in self.agents:
+                self._heard(f"{event.from_}: {event.message}")
+
+    def _heard(self, line: str) -> None:
+        """A chat line stands as a head-chef line; its reply is said in the game at the next step."""
+        self.add_instruction(line)
+        self._replies.append(answer(line, names_of(self), self.agents)[1])
+
+    async def _answer_chat(self) -> None:
+        """Say the replies to the chat lines heard, from the first bot in the world (a reply that
+        cannot be said is logged: the line still stands)."""
+        replies, self._replies = self._replies[-MAX_CHAT_REPLIES:], []
+        speaker = next((n for n in self.agents if n not in self._down), None)
+        for reply in replies if speaker is not None else []:
+            try:
+                await self.bridge.request("chat", {"bot": speaker, "text": str(reply)[:CHAT_CHARS]}, timeout=5.0)
+            except BridgeError as exc:
+                log.warning("a reply in the game chat was not said: %s", exc)
 
 
 async def _refused(why: ActionError | None) -> Outcome:

@@ -216,10 +216,12 @@ def breaks(session: DomainSession, d: Directions, command: str) -> str | None:
     made = session.command_makes(command) if isinstance(session, Directable) else None
     if made is None:
         return None
-    if not d.permits(made):
-        return f"it makes {made}, which an instruction rules out"
+    names = names_of(session)
+    if made in d.banned or not (d.allowed is None or made in d.allowed
+                                or any(made in names.get(n, frozenset()) for n in d.allowed)):
+        return f"it makes {made}, which an instruction rules out"  # (a part of an allowed name is allowed)
     wanted = d.assigned.get(agent)
-    if wanted is not None and made != wanted and made not in names_of(session).get(wanted, frozenset()):
+    if wanted is not None and made != wanted and made not in names.get(wanted, frozenset()):
         return f"it makes {made}, and {session.agent_names[agent]} is to work on {wanted} only"
     return None
 

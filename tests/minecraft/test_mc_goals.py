@@ -141,3 +141,16 @@ async def test_the_plugin_offers_the_flag_on_serve() -> None:
 
     flag = next(o for o in PLUGIN.options if o.flag == "--mc-view-port")
     assert flag.name == "mc_view_port" and "serve" in flag.commands
+
+
+async def test_a_chat_line_is_answered_in_the_game(fakes: Any) -> None:
+    session, bridge = await make(fakes)
+    bridge.emit(event="chat", **{"from": "Visitor"}, message="no cooked_beef")
+    bridge.emit(event="chat", **{"from": "Visitor"}, message="dance for me")
+    await session.step(["noop(Alex)", "noop(Steve)"])
+    said = [args["text"] for op, args in bridge.calls if op == "chat"]
+    assert said[0] == "Understood: never make cooked_beef."
+    assert said[1].startswith('Cannot follow "Visitor: dance for me": the words understood are make X, only X')
+    assert session.pending_instructions() == ["Visitor: no cooked_beef", "Visitor: dance for me"]
+    await session.step(["noop(Alex)", "noop(Steve)"])
+    assert len([op for op, _ in bridge.calls if op == "chat"]) == 2  # each line is answered once
