@@ -102,18 +102,22 @@ class Episode:
     def held(self, decision: Decision | None) -> Decision | None:
         """The decision held to the director's standing words, whoever made it: a command that
         breaks one (`mindagent.core.directions.hold`) becomes its agent's idle command, and the
-        decision's replies say so (each reply once per `REPLY_AGAIN_AFTER` steps)."""
+        decision's replies say so (each reply once per `REPLY_AGAIN_AFTER` steps). A built-in
+        policy's own "cannot follow" replies are left out: every line was answered when it came."""
         standing = self.session.pending_instructions()
-        if decision is None or not standing or not decision.commands:
+        if decision is None or not standing:
             return decision
-        commands, replies = hold(self.session, directions_of(self.session, standing), decision.commands)
-        if commands == decision.commands:
+        directions = directions_of(self.session, standing)
+        answered = set(directions.replies)
+        kept = [r for r in decision.replies if r not in answered]
+        commands, replies = hold(self.session, directions, decision.commands)
+        if commands == decision.commands and kept == decision.replies:
             return decision
         t = self.session.step_index
         fresh = [r for r in replies if t - self._said.get(r, -REPLY_AGAIN_AFTER) >= REPLY_AGAIN_AFTER]
         self._said.update({r: t for r in fresh})
-        return replace(decision, commands=commands, verdicts=self.session.check(commands),
-                       replies=[*decision.replies, *fresh])
+        verdicts = decision.verdicts if commands == decision.commands else self.session.check(commands)
+        return replace(decision, commands=commands, verdicts=verdicts, replies=[*kept, *fresh])
 
     def split(self, controlled: Sequence[int] | None) -> tuple[list[int] | None, list[int]]:
         """The agents the dispatcher commands, and those its partner plays (`--control`); a room's

@@ -21,7 +21,7 @@ from fakes import ScriptedModel
 from cuisineworld.adapter.planners import CuisinePlanner
 from mindagent.core import registry as domains
 from mindagent.core.spec import GameSpec
-from mindagent.dispatch.brains import Brain, LLMBrain, default_model, make_brain
+from mindagent.dispatch.brains import Brain, LLMBrain, PolicyBrain, default_model, make_brain
 from mindagent.dispatch.dispatcher import DispatchSettings
 from mindagent.server.room import Room, RoomSettings
 
@@ -187,4 +187,19 @@ async def test_a_deaf_model_waits_under_stop_and_an_agent_keeps_to_its_dish(tmp_
         record = await step(room)
         mine = [a for a in record["actions"] if a["agent"] == 1]
         assert "salmonSushi" not in made(room, {**record, "actions": mine, "completed": []}, before)
+    await room.close()
+
+
+async def test_the_planner_room_answers_each_line_once(tmp_path: Path) -> None:
+    room = await open_room(tmp_path, PolicyBrain(CuisinePlanner()), "planner")
+    chef = Member("chef")
+    room.join(chef, "head_chef")
+    room.instruct(chef, "dance")
+    room.instruct(chef, "stop")
+    for _ in range(3):
+        record = await step(room)
+        assert all(a["wait"] for a in record["actions"])
+    answers = [e for e in chef.events() if 'Cannot follow "dance"' in e]
+    assert len(answers) == 1 and answers[0].startswith("head chef: dance (dispatcher: "), chef.events()
+    assert room.state()["dispatcher"]["reads"].startswith("The built-in team follows")
     await room.close()
