@@ -324,7 +324,7 @@ function renderAgents(s) {
       a.status ? a.status : a.busy ? `${a.busy} step(s)` : "";
     body.append(el("tr", { "data-agent": a.agent, class: by === "you" ? "mine" : "" },
       el("td", { text: a.name }), el("td", { class: "by", text: by }),
-      el("td", { class: "location", text: live ? a.location || "unknown" : a.location }), el("td", { class: "holding", text: a.holding || "nothing" }),
+      el("td", { class: "location", text: live ? pretty(a.location) || "unknown" : a.location }), el("td", { class: "holding", text: a.holding || "nothing" }),
       el("td", { class: "busy", text: busy })));
   }
 }
