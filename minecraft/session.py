@@ -24,7 +24,7 @@ from typing import Any, Protocol, Self
 
 from pydantic import ValidationError
 
-from mindagent.core.directions import answer, names_of
+from mindagent.core.directions import answer_standing
 from mindagent.core.domain import CommandError, Counts, DomainSession, DomainStep, PromptParts, Verdict
 from mindagent.dispatch.plans import GoalMenu
 from minecraft import check as checks
@@ -474,7 +474,7 @@ class MinecraftSession(DomainSession):
     def _heard(self, line: str) -> None:
         """A chat line stands as a head-chef line; its reply is said in the game at the next step."""
         self.add_instruction(line)
-        self._replies.append(answer(line, names_of(self), self.agents)[1])
+        self._replies.append(answer_standing(self, line)[1])
 
     async def _answer_chat(self) -> None:
         """Say the replies to the chat lines heard, from the first bot in the world (a reply that

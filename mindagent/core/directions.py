@@ -186,9 +186,20 @@ def answer(line: str, names: Mapping[str, frozenset[str]], agent_names: Sequence
     return True, "Understood: " + ("; ".join(said) if said else "earlier instructions are forgotten") + "."
 
 
+def answer_standing(session: DomainSession, line: str) -> tuple[bool, str]:
+    """The reply to `line`, the newest of the session's standing instructions, read with the ones
+    before it: a line that clashes with them (``agent1 do X`` under ``no X``) is answered so."""
+    names, agents = names_of(session), session.agent_names
+    standing = session.pending_instructions()
+    before = read_directions([s for s in standing if s != line], names, agents).replies
+    clash = [r for r in read_directions(standing, names, agents).replies if r not in before]
+    understood, reply = answer(line, names, agents)
+    return (False, clash[0]) if understood and clash else (understood, reply)
+
+
 def heard(session: DomainSession, line: str) -> dict[str, str | bool]:
-    """A new line with its reply, as a room keeps it: ``{"text", "reply", "understood"}``."""
-    understood, reply = answer(line, names_of(session), session.agent_names)
+    """A new line (already standing) with its reply, as a room keeps it: ``{"text", "reply", "understood"}``."""
+    understood, reply = answer_standing(session, line)
     return {"text": line, "reply": reply, "understood": understood}
 
 
@@ -255,5 +266,5 @@ def reads(model: bool, directable: bool) -> str:
     return f"The built-in team follows {LANGUAGE}; every line gets a reply."
 
 
-__all__ = ["LANGUAGE", "Directions", "answer", "breaks", "directions_of", "heard", "hold", "names_of",
+__all__ = ["LANGUAGE", "Directions", "answer", "answer_standing", "breaks", "directions_of", "heard", "hold", "names_of",
            "read_directions", "reads"]

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from cuisineworld import load_level
 from cuisineworld.adapter.session import CuisineSession
-from mindagent.core.directions import answer, directions_of, hold, read_directions
+from mindagent.core.directions import answer, answer_standing, directions_of, hold, read_directions
 from mindagent.dispatch.brains import LLMBrain
 from mindagent.dispatch.dispatcher import Dispatcher, DispatchSettings
 from mindagent.dispatch.memory import Memory
@@ -116,3 +116,14 @@ def test_goal_mode_leaves_a_ruled_out_dish_off_the_menu_and_asks_nothing_under_s
     made, asked = asyncio.run(plan(["make tunaSushi"]))
     assert "Choose from: tunaSushi, salmonSushi" in asked.sent[0][-1].content
     assert "Standing orders: make tunaSushi ahead" in asked.sent[0][-1].content
+
+
+@pytest.mark.asyncio
+async def test_a_line_that_clashes_with_the_standing_ones_is_answered_so() -> None:
+    session = CuisineSession(load_level("level_2"), n_agents=2, tau=1.0, seed=0)
+    await session.reset()
+    session.add_instruction("no tunaSashimi")
+    assert answer_standing(session, "no tunaSashimi") == (True, "Understood: never make tunaSashimi.")
+    session.add_instruction("agent1 do tuna sashimi")
+    assert answer_standing(session, "agent1 do tuna sashimi") == (
+        False, "agent1 cannot work on tunaSashimi: another instruction rules tunaSashimi out.")
