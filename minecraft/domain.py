@@ -4,7 +4,8 @@ Settings only Minecraft has travel in `GameSpec.options`: ``mc_host``, ``mc_port
 the port the embedded server listens on, so people can join), ``mc_version``, ``cook_ticks``,
 ``mc_bind`` (the address the embedded world listens on; loopback by default, a warning otherwise;
 `serve --host` is the page's address, not the world's), ``mc_clock`` (``lockstep``, the default,
-or ``realtime`` for people playing along) and ``step_ticks`` (game ticks per step in lockstep).
+or ``realtime`` for people playing along), ``step_ticks`` (game ticks per step in lockstep) and
+``mc_view_port`` (the port of the live 3D view a served room opens; default: a free one).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from minecraft.server_process import MC_VERSION, STEP_TICKS, KitchenConfig, Serv
 from minecraft.session import AGENT_NAMES, MinecraftSession
 
 LEVEL = "minecraft"
-OPTIONS = ("mc_host", "mc_port", "mc_version", "cook_ticks", "mc_bind", "mc_clock", "step_ticks")
+OPTIONS = ("mc_host", "mc_port", "mc_version", "cook_ticks", "mc_bind", "mc_clock", "step_ticks", "mc_view_port")
 #: Episode length when `--steps` is not given (the reference release's 60 dispatcher steps).
 DEFAULT_STEPS = 60
 #: The MindAgent paper's Table 5 (GPT-4, two bots).
@@ -63,6 +64,9 @@ class MinecraftDomain(DomainBase):
         port = spec.options.get("mc_port")
         if port is not None and not 0 <= int(port) <= 65535:
             raise SpecError(f"{self.name}: --mc-port {port} is not a port")
+        view = spec.options.get("mc_view_port")
+        if view is not None and not 1 <= int(view) <= 65535:
+            raise SpecError(f"{self.name}: --mc-view-port {view} is not a port")
         cook = spec.options.get("cook_ticks")
         if cook is not None and spec.options.get("mc_host") is not None:
             raise SpecError(f"{self.name}: --cook-ticks sets the embedded server; it cannot change a server at --mc-host")
@@ -77,9 +81,11 @@ class MinecraftDomain(DomainBase):
         o = spec.options
         version = str(o.get("mc_version") or MC_VERSION)
         steps = spec.steps or DEFAULT_STEPS
+        view_port = int(o["mc_view_port"]) if o.get("mc_view_port") else None
         if o.get("mc_host"):
             address = ServerAddress(str(o["mc_host"]), int(o.get("mc_port") or 25565), version=version)
-            return MinecraftSession(n_agents=spec.agents, tau=spec.tau, seed=spec.seed, max_steps=steps, address=address)
+            return MinecraftSession(n_agents=spec.agents, tau=spec.tau, seed=spec.seed, max_steps=steps, address=address,
+                                    view_port=view_port)
         base = KitchenConfig(seed=spec.seed)
         kitchen = dataclasses.replace(
             base, cook_ticks=int(o.get("cook_ticks") or base.cook_ticks),
@@ -87,7 +93,7 @@ class MinecraftDomain(DomainBase):
             step_ticks=int(o.get("step_ticks") or base.step_ticks))
         return MinecraftSession(n_agents=spec.agents, tau=spec.tau, seed=spec.seed, max_steps=steps, kitchen=kitchen,
                                 server_port=int(o.get("mc_port") or 0), version=version,
-                                bind=str(o.get("mc_bind") or "127.0.0.1"))
+                                bind=str(o.get("mc_bind") or "127.0.0.1"), view_port=view_port)
 
     def run_notes(self, spec: GameSpec) -> list[str]:
         """Said before a run: the kitchen clock the results depend on, and a warning when the

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from minecraft.commands import Command, Verb, extract_commands
+from minecraft.kitchen import BLOCKS, MEAT_OF_MOB, MOBS, STATIONS
 
 #: The action buttons, in the order the page shows them; ``many``: one button per choice.
 GROUPS: list[dict[str, Any]] = [
@@ -23,8 +24,8 @@ GROUPS: list[dict[str, Any]] = [
 WORDS: dict[str, str] = {
     "title": "Minecraft kitchen", "board": "Kitchen", "tables": "The kitchen as tables", "recipes": "Recipes",
     "director": "head chef", "director_example": "e.g. Steve, make cooked beef",
-    "director_help": "The built-in planner understands: make X, only X, no X, agentK do X, stop, go on. "
-                     "A language model reads anything.",
+    "director_help": "Whoever dispatches follows: make X, only X, no X, Steve do X, stop, go on (X: a dish "
+                     "of the orders, e.g. cooked_beef); every line gets a reply.",
     "completed": "served", "failed": "expired", "open": "open", "busy": "cooking",
     "completed_line": "Served {}!", "failed_line": "{} expired.",
     "completed_one": "dish served", "completed_many": "dishes served",
@@ -70,31 +71,43 @@ def page_actions(agents: Sequence[str], agent: int, legal: Sequence[str]) -> lis
     return out
 
 
+def _place(name: str) -> str:
+    """A place as people say it: ``the furnace``, ``the chickens``, ``the coal ore``, a person's name."""
+    if name in STATIONS or name in BLOCKS:
+        return f"the {_words(name)}"
+    if name in MOBS:
+        return f"the {_words(name)}s" if not name.endswith("p") else f"the {_words(name)}"  # sheep stay sheep
+    return name
+
+
 def _describe(text: str, c: Command) -> dict[str, Any]:
-    arg = _words(c.arg) if c.arg is not None else None
+    """Plain words for one command: what the bot does, never the game's verb or ids."""
+    arg = _words(c.arg) if c.arg is not None else ""
     base: dict[str, Any] = {"command": text}
     if c.verb is Verb.NOOP:
         return {**base, "label": "wait a step", "group": "wait"}
     if c.verb is Verb.GOTO:
-        return {**base, "label": f"go to {arg}", "group": "go", "tile": c.arg}
+        return {**base, "label": f"go to {_place(c.arg or '')}", "group": "go", "tile": c.arg}
     if c.verb is Verb.KILL_MOB:
-        return {**base, "label": f"hunt a {arg}", "short": "Hunt", "group": "take", "tile": c.arg, "item": c.arg}
+        meat = _words(MEAT_OF_MOB.get(c.arg or "", c.arg or ""))
+        return {**base, "label": f"hunt a {arg} for its {meat}", "short": f"Hunt a {arg}", "group": "take",
+                "tile": c.arg, "item": c.arg}
     if c.verb is Verb.MINE_BLOCK:
-        return {**base, "label": f"mine {arg}", "short": "Mine", "group": "take", "tile": c.arg, "item": c.arg}
+        return {**base, "label": f"mine {arg}", "short": f"Mine {arg}", "group": "take", "tile": c.arg, "item": c.arg}
     if c.verb is Verb.TAKE_OUT_FURNACE:
-        return {**base, "label": "take out of the furnace", "short": "Take out", "group": "take",
+        return {**base, "label": "take what is cooked out of the furnace", "short": "Take out", "group": "take",
                 "tile": "furnace", "item": "output"}
     if c.verb is Verb.PUT_FUEL_FURNACE:
-        return {**base, "label": f"put {arg} in the furnace as fuel", "short": f"Fuel: {arg}", "group": "put",
+        return {**base, "label": f"burn {arg} in the furnace as fuel", "short": f"Fuel: {arg}", "group": "put",
                 "tile": "furnace", "item": f"fuel:{c.arg}"}
     if c.verb is Verb.PUT_ITEM_FURNACE:
-        return {**base, "label": f"put {arg} in the furnace", "short": f"Cook {arg}", "group": "put",
+        return {**base, "label": f"put {arg} in the furnace to cook", "short": f"Cook {arg}", "group": "put",
                 "tile": "furnace", "item": c.arg}
     if c.verb is Verb.PUT_IN_CHEST:
-        return {**base, "label": f"put {arg} in the chest", "short": f"Put {arg}", "group": "put", "tile": "chest",
+        return {**base, "label": f"put {arg} in the chest", "short": f"Chest: {arg}", "group": "put", "tile": "chest",
                 "item": c.arg}
-    return {**base, "label": f"craft {arg}", "short": f"Craft {arg}", "group": "craft", "tile": "crafting_table",
-            "item": c.arg}
+    return {**base, "label": f"craft {arg} at the crafting table", "short": f"Craft {arg}", "group": "craft",
+            "tile": "crafting_table", "item": c.arg}
 
 
 __all__ = ["GROUPS", "WORDS", "join_words", "page_actions", "page_static", "tiles"]

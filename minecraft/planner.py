@@ -24,6 +24,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from mindagent.core.directions import breaks, directions_of
 from minecraft.check import check_one
 from minecraft.commands import Command, Verb
 from minecraft.kitchen import COOKED, CRAFTED_DISHES, CRAFTING, DISHES, FUEL_ITEMS, MEAT_OF_MOB, MOB_OF_DISH, ORDER_DISHES
@@ -49,20 +50,31 @@ class MinecraftPlanner:
 
     name = "planner"
 
+    def __init__(self) -> None:
+        #: Dishes whose orders go first (goal mode's chosen goals); empty: by urgency alone.
+        self.focus: frozenset[str] = frozenset()
+
     def reset(self, session: MinecraftSession) -> None:
         """Stateless between steps: everything is read from the session each time."""
 
     def act(self, session: MinecraftSession) -> list[str]:
+        """One command per bot, following the head chef's standing words (`mindagent.core.directions`):
+        nothing it would do breaks one (under ``stop`` every bot waits)."""
         obs, agents = session.obs, session.agents
         blocked = session.blocked_agents()
         step = session.step_index
-        orders = sorted(session.orders.active, key=lambda o: (o.remaining(step), o.created))
+        directions = directions_of(session)
+        if directions.stopped:
+            return [Command(Verb.NOOP, name).text for name in agents]
+        orders = sorted((o for o in session.orders.active if directions.permits(o.dish)),
+                        key=lambda o: (o.dish not in self.focus, o.remaining(step), o.created))
         deficit = _deficit(obs, [o.dish for o in orders], agents)
         chosen: dict[str, Command] = {}
         claimed: set[str] = set()
 
         def legal(command: Command) -> bool:
-            return check_one(command, obs, blocked) is None
+            return check_one(command, obs, blocked) is None and (
+                directions.neutral or breaks(session, directions, command.text) is None)
 
         keep = frozenset(("oak_log", "oak_planks")) if deficit.get(STEW, 0) > 0 else frozenset()
         # Personal jobs first: what an agent carries decides what it should do.

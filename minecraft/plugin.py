@@ -21,6 +21,9 @@ PLUGIN = DomainPlugin(
         DomainOption("cook_ticks", "--cook-ticks", int, "embedded server: furnace cook ticks (vanilla 200)", min=1),
         DomainOption("mc_bind", "--mc-bind", str, "embedded server: the address the world listens on (default "
                      "127.0.0.1; anything else lets anyone who reaches it join, offline mode)"),
+        DomainOption("mc_view_port", "--mc-view-port", int, "the port of the live 3D view of the kitchen that "
+                     "`serve` opens beside the page (default: a free port, named on the page)", min=1, max=65535,
+                     single_use=True),
         DomainOption("mc_clock", "--mc-clock", str, "embedded server: lockstep (default; each step advances the "
                      "kitchen 40 game ticks, reproducible) | realtime (20 ticks a second, for people playing along)"),
     ),

@@ -6,7 +6,7 @@ bridge (each bounded by its own timeout), then, in lockstep, advances the kitche
 `step_ticks` game ticks (the kitchen stands still while actions run and while the dispatcher
 thinks), observes once, and advances the orders. A bot that died or left is reconnected and the
 episode goes on; its command in that step is refused with the reason. Chat lines of a human
-player are kept for `pending_instructions`.
+player become standing head-chef lines (`pending_instructions`).
 
 Every command's outcome becomes one line of the step's notes (the next prompt's feedback), with
 order news and faults. Faults: a dead embedded server is restarted (kitchen rebuilt, bots
@@ -24,12 +24,14 @@ from typing import Any, Protocol, Self
 
 from pydantic import ValidationError
 
+from mindagent.core.directions import answer_standing
 from mindagent.core.domain import CommandError, Counts, DomainSession, DomainStep, PromptParts, Verdict
+from mindagent.dispatch.plans import GoalMenu
 from minecraft import check as checks
-from minecraft import feedback, page
+from minecraft import feedback, goals, page
 from minecraft import view as views
 from minecraft.commands import Command, Verb, extract_commands, gbnf
-from minecraft.kitchen import BLOCKS, ITEMS, MOBS, TARGETS
+from minecraft.kitchen import BLOCKS, COOKED, ITEMS, MOBS, TARGETS
 from minecraft.orders import OrderBook
 from minecraft.prompt import prompt_parts
 from minecraft.protocol import EventLine, Observation
@@ -50,6 +52,9 @@ ADVANCE_TIMEOUT_S = 10.0
 VIEWER_TIMEOUT_S = 15.0
 #: How often a dead embedded server is started again within one session.
 MAX_SERVER_RESTARTS = 2
+#: Replies said in the game chat per step at most, and their length (a chat line's limit is 256).
+MAX_CHAT_REPLIES = 3
+CHAT_CHARS = 250
 #: Steps in a row with no bot in the world before the episode ends with `WorldLost`.
 MAX_STEPS_UNREACHABLE = 3
 
@@ -83,7 +88,8 @@ class MinecraftSession(DomainSession):
     def __init__(self, *, n_agents: int = 2, tau: float = 2.0, seed: int = 0, max_steps: int = 60,
                  address: ServerAddress | None = None, kitchen: KitchenConfig | None = None,
                  bridge: Bridge | None = None, agent_names: Sequence[str] | None = None,
-                 server_port: int = 0, version: str | None = None, bind: str = "127.0.0.1") -> None:
+                 server_port: int = 0, version: str | None = None, bind: str = "127.0.0.1",
+                 view_port: int | None = None) -> None:
         names = list(agent_names or AGENT_NAMES[:n_agents])
         names += [f"Agent{i}" for i in range(len(names), n_agents)]
         self.agents: list[str] = names[:n_agents]
@@ -100,12 +106,14 @@ class MinecraftSession(DomainSession):
         self._started = False
         self._down: set[str] = set()
         self._died: set[str] = set()
-        self._instructions: list[str] = []
         self.server_restarts = 0
+        self._replies: list[str] = []
         self._bridge_restarts_seen = 0
         self._unreachable_steps = 0
         self._view_at: tuple[str, frozenset[str] | None] | None = None
+        #: The live 3D view's port once it runs: the one asked for (``--mc-view-port``), else the OS's pick.
         self.view_port: int | None = None
+        self._view_wanted = view_port
 
     # ---- lifecycle -------------------------------------------------------------------------
 
@@ -137,7 +145,7 @@ class MinecraftSession(DomainSession):
         if self._view_at is None:
             return
         bind, names = self._view_at
-        args = {"bind": bind, "port": self.view_port or 0, "allowed": sorted(names) if names else []}
+        args = {"bind": bind, "port": self.view_port or self._view_wanted or 0, "allowed": sorted(names) if names else []}
         try:
             result = await self.bridge.request("viewer", args, timeout=VIEWER_TIMEOUT_S)
             self.view_port = int(result["port"])
@@ -212,6 +220,7 @@ class MinecraftSession(DomainSession):
             if isinstance(outcome, ActionError) and outcome.code == "died" and outcome.agent:
                 self._died.discard(outcome.agent)
         self._step += 1
+        await self._answer_chat()
         await self._advance_clock()
         await self._observe()
         faults += self._bridge_notes()
@@ -270,10 +279,25 @@ class MinecraftSession(DomainSession):
         return found[0].text
 
     def pending_instructions(self) -> list[str]:
-        """Standing head-chef lines, then human chat lines since the last call (drained), e.g.
-        ``["Chef: cook chicken first"]``."""
-        lines, self._instructions = self._instructions, []
-        return super().pending_instructions() + lines
+        """Standing head-chef lines, a game client's chat lines among them (``"Chef: no cooked_beef"``),
+        newest last; the chat is read at every step, so a line said in the game stands like one typed
+        on the page."""
+        return super().pending_instructions()
+
+    def goal_menu(self) -> GoalMenu:
+        """The dishes of the open orders for goal mode (the `GoalMode` capability)."""
+        return goals.goal_menu(self)
+
+    def goal_executor(self) -> goals.GoalExecutor:
+        return goals.GoalExecutor()
+
+    def direction_names(self) -> dict[str, frozenset[str]]:
+        """The dishes a head chef may name (the `Directable` capability)."""
+        return goals.direction_names()
+
+    def command_makes(self, command: str) -> str | None:
+        output = self.obs.furnace().output
+        return goals.command_makes(self.agents, command, None if output is None else COOKED.get(output.name, output.name))
 
     def orders_snapshot(self) -> list[dict[str, Any]]:
         ranked = sorted(self.orders.active, key=lambda o: (o.remaining(self._step), o.created))
@@ -385,8 +409,8 @@ class MinecraftSession(DomainSession):
         # the old bots' goodbyes (end, kicked) may still be queued: they are about the dead server
         while not self.bridge.events.empty():
             event = self.bridge.events.get_nowait()
-            if event.event == "chat" and event.from_ and event.message:
-                self._instructions.append(f"{event.from_}: {event.message}")
+            if event.event == "chat" and event.from_ and event.message and event.from_ not in self.agents:
+                self._heard(f"{event.from_}: {event.message}")
         await self._kitchen(f"clock {self.kitchen.clock}")
         await self._observe()
         self.orders.credited = {d: self.obs.chest().get(d, 0) for d in self.orders.pool}
@@ -444,8 +468,24 @@ class MinecraftSession(DomainSession):
                 self._down.add(event.bot)
             elif event.event == "death" and event.bot in self.agents:
                 self._died.add(event.bot)
-            elif event.event == "chat" and event.from_ and event.message:
-                self._instructions.append(f"{event.from_}: {event.message}")
+            elif event.event == "chat" and event.from_ and event.message and event.from_ not in self.agents:
+                self._heard(f"{event.from_}: {event.message}")
+
+    def _heard(self, line: str) -> None:
+        """A chat line stands as a head-chef line; its reply is said in the game at the next step."""
+        self.add_instruction(line)
+        self._replies.append(answer_standing(self, line)[1])
+
+    async def _answer_chat(self) -> None:
+        """Say the replies to the chat lines heard, from the first bot in the world (a reply that
+        cannot be said is logged: the line still stands)."""
+        replies, self._replies = self._replies[-MAX_CHAT_REPLIES:], []
+        speaker = next((n for n in self.agents if n not in self._down), None)
+        for reply in replies if speaker is not None else []:
+            try:
+                await self.bridge.request("chat", {"bot": speaker, "text": str(reply)[:CHAT_CHARS]}, timeout=5.0)
+            except BridgeError as exc:
+                log.warning("a reply in the game chat was not said: %s", exc)
 
 
 async def _refused(why: ActionError | None) -> Outcome:

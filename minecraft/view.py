@@ -13,7 +13,7 @@ from typing import Any
 
 from minecraft.kitchen import TOOLS
 from minecraft.page import join_words, page_static, tiles
-from minecraft.protocol import ItemStack, Observation
+from minecraft.protocol import BotView, ItemStack, Observation
 from minecraft.server_process import ServerAddress
 
 
@@ -25,23 +25,35 @@ def _stack(label: str, stack: ItemStack | None) -> list[str]:
     return [] if stack is None else [f"{label}: {stack.name} x{stack.count}"]
 
 
-def _where(position: Sequence[float | None] | None) -> str | None:
-    if not position or any(p is None for p in position):
+def _where(bot: BotView | None, places: set[str]) -> str | None:
+    """The place a bot is nearest to, by its name (a tile of the board: ``furnace``, ``cow``), from
+    what the bot itself sees; None when it sees none of them (people read names, not coordinates)."""
+    if bot is None or not bot.connected:
         return None
-    return ", ".join(f"{round(p) + 0:d}" for p in position if p is not None)  # + 0: no "-0"
+    seen = [(b.nearest, name) for name, b in bot.blocks.items() if name in places]
+    seen += [(e.distance, e.name) for e in bot.entities if e.name in places]
+    return min(seen)[1] if seen else None
 
 
 def kitchen_view(obs: Observation, agents: Sequence[str], orders: list[dict[str, Any]],
                  blocked: Mapping[str, str]) -> dict[str, Any]:
     """Example: ``kitchen_view(obs, ["Alex"], [], {})["agents"][0]["holding"]`` → ``"beef x2"``."""
+    places = _places(obs, agents)
+    names = {str(p["name"]) for p in places if p["type"] != "player"}
     agent_rows = []
     for a, name in enumerate(agents):
         bot = obs.bots.get(name)
         held = _items(bot.inventory) if bot is not None else []
         status = blocked.get(name) or ("offline" if bot is None or not bot.connected else None)
-        agent_rows.append({"agent": a, "name": name, "location": _where(bot.position if bot else None),
+        agent_rows.append({"agent": a, "name": name, "location": _where(bot, names),
                            "holding": ", ".join(held) or None, "busy": 1 if (bot and bot.busy) or status else 0,
                            "health": None if bot is None else bot.health, "status": status or (bot.busy if bot else None)})
+    return {"orders": orders, "agents": agent_rows, "locations": places, "tiles": tiles(places)}
+
+
+def _places(obs: Observation, agents: Sequence[str]) -> list[dict[str, Any]]:
+    """The board's places: the furnace, the chest, and with our kitchen plugin the crafting
+    table, the animals, the blocks and the people in the world (the bots are agents, not places)."""
     furnace = obs.furnace()
     cooking = furnace.input is not None and furnace.burn_ticks_left > 0
     left = max(0, furnace.cook_total - furnace.cook_progress) if cooking else 0
@@ -68,7 +80,7 @@ def kitchen_view(obs: Observation, agents: Sequence[str], orders: list[dict[str,
             if player.name not in agents:
                 places.append({"name": player.name, "type": "player", "content": _items(player.inventory),
                                "busy": 0, "in_use": False, "gettable": False})
-    return {"orders": orders, "agents": agent_rows, "locations": places, "tiles": tiles(places)}
+    return places
 
 
 def level_view(agents: Sequence[str], max_steps: int, address: ServerAddress | None,

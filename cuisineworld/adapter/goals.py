@@ -50,9 +50,13 @@ class GoalExecutor:
         self.planner.demand = self.demand
 
     def act(self, session: DomainSession, goals: Sequence[str]) -> list[str]:
+        """The line cooks' commands toward `goals`, following the head chef's standing words as
+        the planner does (``no X`` is never cooked as spare work either)."""
         self.demand.goals = frozenset(goals)
         world = session.world  # type: ignore[attr-defined]  # only ever given a CuisineSession
-        return self.planner.act_world(world)
+        if not session.pending_instructions():
+            return self.planner.act_world(world)
+        return self.planner.act_for(session, list(range(world.n_agents)))  # type: ignore[arg-type]
 
 
 def goal_menu(session: CuisineSession) -> GoalMenu | None:

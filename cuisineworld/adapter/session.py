@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from cuisineworld import Level, Outcome, Reason, World
-from cuisineworld.adapter import page, view
+from cuisineworld.adapter import directing, page, view
 from cuisineworld.adapter.extraction import extract_commands
 from cuisineworld.adapter.goals import GoalExecutor, goal_menu
 from cuisineworld.adapter.grammar import CommandSpace, agent_grammar, command_grammar
@@ -121,6 +121,13 @@ class CuisineSession(DomainSession):
 
     def goal_menu(self) -> GoalMenu | None:
         return goal_menu(self)
+
+    def direction_names(self) -> dict[str, frozenset[str]]:
+        """The dishes a head chef may name, with their dish parts (the `Directable` capability)."""
+        return directing.direction_names(self.level)
+
+    def command_makes(self, command: str) -> str | None:
+        return directing.command_makes(self.world, command)
 
     def goal_executor(self) -> GoalExecutor:
         return GoalExecutor()

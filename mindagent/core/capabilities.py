@@ -146,6 +146,24 @@ class Scored(Protocol):
 
 
 @runtime_checkable
+class Directable(Protocol):
+    """What a director's words may name, and what a command makes, so every dispatcher's commands
+    can be held to them (`mindagent.core.directions`).
+
+    Example: ``session.direction_names()["mixedSashimi"]`` → ``frozenset({"salmonSashimi", "tunaSashimi"})``;
+    ``session.command_makes("activate_agent0_mixer0")`` → ``"salmonSushi"`` (what the mixer holds makes)."""
+
+    def direction_names(self) -> Mapping[str, frozenset[str]]:
+        """Each name a director may use (a dish, an order's item), with the names it is made of."""
+        ...
+
+    def command_makes(self, command: str) -> str | None:
+        """The name of `direction_names` that `command`, run now, makes, delivers or works toward
+        for that name alone; None for any other command."""
+        ...
+
+
+@runtime_checkable
 class ActsFor(Protocol):
     """A built-in policy that can command a subset of the team (people or partners play the rest)."""
 
@@ -219,9 +237,10 @@ DOMAIN_CAPABILITIES: tuple[type, ...] = (PageAssets, RealTimePace)
 
 #: Every session capability, for listings and the conformance suite.
 SESSION_CAPABILITIES: tuple[type, ...] = (Grammars, GoalMode, TaskGraphMode, AgentPrompts, Demos, Replayable, LiveView,
-                                          PageActions, Scored)
+                                          PageActions, Scored, Directable)
 
-__all__ = ["ASSET_MAX_BYTES", "ASSET_NAME", "ASSET_SUFFIXES", "DOMAIN_CAPABILITIES", "SESSION_CAPABILITIES", "ActsFor",
-           "AgentPrompts", "Demos", "GoalMode", "Grammars", "LiveView", "PageActions", "PageAssets", "RealTimePace", "Replayable", "Scored",
-           "TakesReplies", "TaskGraphMode", "agent_grammar_of", "agent_prompt_parts_of", "demo_of", "goal_menu_of",
-           "grammar_of", "policy_commands", "policy_replies", "task_graph_of"]
+__all__ = ["ASSET_MAX_BYTES", "ASSET_NAME", "ASSET_SUFFIXES", "ActsFor", "AgentPrompts", "DOMAIN_CAPABILITIES",
+           "Demos", "Directable", "GoalMode", "Grammars", "LiveView", "PageActions", "PageAssets", "RealTimePace",
+           "Replayable", "SESSION_CAPABILITIES", "Scored", "TakesReplies", "TaskGraphMode", "agent_grammar_of",
+           "agent_prompt_parts_of", "demo_of", "goal_menu_of", "grammar_of", "policy_commands", "policy_replies",
+           "task_graph_of"]

@@ -17,6 +17,7 @@ from mindagent.core.capabilities import (
     ASSET_SUFFIXES,
     AgentPrompts,
     Demos,
+    Directable,
     GoalMode,
     Grammars,
     LiveView,
@@ -37,14 +38,15 @@ CHECK = "capabilities"
 DEMANDS = ("each declared capability answers as its protocol promises: grammars are GBNF text with a root rule "
            "(or None), goal menus list text options, task graphs are TaskGraphs with an executor, per-agent prompt "
            "parts are PromptParts, demos have steps and an intro, a Replayable session restored from a reset twin's "
-           "header shows the same state")
+           "header shows the same state, direction names map to their parts and a legal command makes one of them or "
+           "nothing")
 
 
 def declared(session: DomainSession) -> list[str]:
     """The names of the capabilities a session declares, in a fixed order."""
     kinds = (("grammars", Grammars), ("goals", GoalMode), ("task_graph", TaskGraphMode),
              ("agent_prompts", AgentPrompts), ("demos", Demos), ("replay", Replayable), ("live_view", LiveView),
-             ("page_actions", PageActions), ("scored", Scored))
+             ("page_actions", PageActions), ("scored", Scored), ("directions", Directable))
     return [name for name, kind in kinds if isinstance(session, kind)]
 
 
@@ -111,6 +113,8 @@ async def check_capabilities(run: _Run, s: DomainSession, start: tuple[Mapping[s
                                                            and isinstance(a.get("label"), str) for a in described):
                 raise run.fail(CHECK, f"page_actions({agent}, legal) must list dicts with a legal command and a "
                                       "label", s)
+    if isinstance(s, Directable):
+        _check_directable(run, s)
     if isinstance(s, Scored) and not isinstance(s.score, int | float):
         raise run.fail(CHECK, f"score is {type(s.score).__name__}, not a number", s)
     if isinstance(s, Replayable) and start is not None:
@@ -118,3 +122,17 @@ async def check_capabilities(run: _Run, s: DomainSession, start: tuple[Mapping[s
         await s.restore(header)
         if s.state_text() != state or s.orders_snapshot() != orders:
             raise run.fail(CHECK, "a session restored from a reset session's episode_header() shows another state", s)
+
+
+def _check_directable(run: _Run, s: DomainSession) -> None:
+    """Names are text whose parts are names; what a legal command makes is a name or None."""
+    assert isinstance(s, Directable)
+    names = s.direction_names()
+    if not names or not all(isinstance(n, str) and isinstance(p, frozenset) and p <= set(names) - {n}
+                            for n, p in names.items()):
+        raise run.fail(CHECK, "direction_names() must map each name to a frozenset of the other names it is made of", s)
+    for agent in range(s.n_agents):
+        for command in s.legal_commands(agent):
+            made = s.command_makes(command)
+            if made is not None and made not in names:
+                raise run.fail(CHECK, f"command_makes({command!r}) is {made!r}, not one of direction_names()", s)

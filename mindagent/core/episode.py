@@ -9,14 +9,19 @@ a room calls the same two methods on its own clock, with people's commands merge
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import overload
 
+from mindagent.core.directions import directions_of, hold
 from mindagent.core.domain import DomainSession, DomainStep
 from mindagent.dispatch.dispatcher import Decision, Dispatcher
 from mindagent.dispatch.memory import Memory
 from mindagent.dispatch.modes import DispatchMode, mode_for
 from mindagent.dispatch.plans import Plan
 from mindagent.recordings.recording import Recorder
+
+#: A held command's reply is said again only after this many steps (a model may insist every step).
+REPLY_AGAIN_AFTER = 10
 
 
 class ModelCallsFailed(Exception):
@@ -73,6 +78,7 @@ class Episode:
             self.partner.reset(session)
         #: how this episode's commands are decided, chosen once
         self.mode: DispatchMode = mode_for(dispatcher.dispatch, dispatcher.plans)
+        self._said: dict[str, int] = {}  # a reply about a held command -> the step it was last said
 
     async def decide(self, controlled: Sequence[int] | None = None, people: Sequence[str] = ()) -> Decision:
         """The dispatcher's commands for the current step (a director's standing words are read now)."""
@@ -85,8 +91,33 @@ class Episode:
         commands are added for the other agents. Offline the model's latency costs no game time;
         a room uses plans on its own clock instead (`mindagent.server.room`)."""
         ours, theirs = self.split(controlled)
-        decision = await self.mode.decide(self, ours, people)
+        decision = self.held(await self.mode.decide(self, ours, people))
         return self.with_partners(decision, theirs)
+
+    @overload
+    def held(self, decision: Decision) -> Decision: ...
+    @overload
+    def held(self, decision: None) -> None: ...
+
+    def held(self, decision: Decision | None) -> Decision | None:
+        """The decision held to the director's standing words, whoever made it: a command that
+        breaks one (`mindagent.core.directions.hold`) becomes its agent's idle command, and the
+        decision's replies say so (each reply once per `REPLY_AGAIN_AFTER` steps). A built-in
+        policy's own "cannot follow" replies are left out: every line was answered when it came."""
+        standing = self.session.pending_instructions()
+        if decision is None or not standing:
+            return decision
+        directions = directions_of(self.session, standing)
+        answered = set(directions.replies)
+        kept = [r for r in decision.replies if r not in answered]
+        commands, replies = hold(self.session, directions, decision.commands)
+        if commands == decision.commands and kept == decision.replies:
+            return decision
+        t = self.session.step_index
+        fresh = [r for r in replies if t - self._said.get(r, -REPLY_AGAIN_AFTER) >= REPLY_AGAIN_AFTER]
+        self._said.update({r: t for r in fresh})
+        verdicts = decision.verdicts if commands == decision.commands else self.session.check(commands)
+        return replace(decision, commands=commands, verdicts=verdicts, replies=[*kept, *fresh])
 
     def split(self, controlled: Sequence[int] | None) -> tuple[list[int] | None, list[int]]:
         """The agents the dispatcher commands, and those its partner plays (`--control`); a room's

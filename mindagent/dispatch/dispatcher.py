@@ -20,6 +20,7 @@ from mindagent.core.capabilities import (
     task_graph_of,
 )
 from mindagent.core.demo import Demo
+from mindagent.core.directions import directions_of
 from mindagent.core.domain import DomainSession, PromptParts, SpecError, Verdict
 from mindagent.dispatch.brains import Brain, Call, LLMBrain, PolicyBrain
 from mindagent.dispatch.memory import Memory
@@ -31,6 +32,7 @@ from mindagent.dispatch.plans import (
     GoalPlan,
     GoalPrompt,
     Plan,
+    directed_menu,
     goal_grammar,
     parse_goal,
     plan_grammar,
@@ -221,10 +223,14 @@ class Dispatcher:
         if menu is None or executor is None:
             raise SpecError(f"{session.domain} has no goal mode")
         every = self.dispatch.goal_every
+        directions = directions_of(session, head_chef)
+        if directions.stopped:  # nothing to choose while the director says stop (the step is held, too)
+            return GoalPlan(session.step_index, [], executor, menu, every, "stopped"), [], ""
+        menu = directed_menu(menu, directions)
         if len(menu.options) <= 1:  # nothing to choose: no call
             chosen = "forced" if menu.options else "none"
             return GoalPlan(session.step_index, list(menu.options), executor, menu, every, chosen), [], ""
-        messages = self.goal_prompt.messages(menu, head_chef)
+        messages = self.goal_prompt.messages(menu, head_chef, directions.summary(session.agent_names))
         if isinstance(brain, RuleBrain):
             call = await brain.choose(messages, goal_menu_for(session, menu))
         else:
@@ -343,8 +349,9 @@ class Dispatcher:
              people: Sequence[str] = (), parts: PromptParts | None = None) -> str:
         """This step's user turn, with the director's words introduced as the game says it."""
         director = (parts or session.prompt_parts()).director if head_chef else ""
+        held = directions_of(session, head_chef).summary(session.agent_names) if head_chef else []
         return format_turn(session.step_index, session.state_text(), feedback if self.prompt.feedback else None,
-                           head_chef, people, director)
+                           head_chef, people, director, held)
 
     def messages(self, session: DomainSession, memory: Memory, feedback: Sequence[str],
                  head_chef: Sequence[str] = (), people: Sequence[str] = ()) -> tuple[list[Message], str]:

@@ -22,10 +22,11 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal, Protocol
 
 from mindagent.core.capabilities import goal_menu_of
+from mindagent.core.directions import Directions
 from mindagent.core.domain import DomainSession
 from mindagent.llm.base import Message
 
@@ -148,12 +149,24 @@ class GoalPrompt:
                    "out but can still be made in time. Answer with one line: goal: <dish>.")
     extra: list[str] = field(default_factory=list)
 
-    def messages(self, menu: GoalMenu, head_chef: Sequence[str] = ()) -> list[Message]:
+    def messages(self, menu: GoalMenu, head_chef: Sequence[str] = (), held: Sequence[str] = ()) -> list[Message]:
         lines = [menu.situation.rstrip("\n")]
         if head_chef:
             lines.append("The restaurant owner says: " + " / ".join(head_chef))
+        if held:
+            lines.append("Standing orders: " + "; ".join(held))
         lines.append("Choose from: " + ", ".join(menu.options))
         return [Message("system", self.system, cache_prefix=True), Message("user", "\n".join(lines))]
+
+
+def directed_menu(menu: GoalMenu, directions: Directions) -> GoalMenu:
+    """The menu without the goals the director rules out (``no X``, ``only X``), and a goal the
+    director asks for (``make X``) first; the signature is kept, so a plan renews as before."""
+    options = [o for o in menu.options if directions.permits(o)]
+    if directions.make in options:
+        options.remove(directions.make)
+        options.insert(0, directions.make)
+    return replace(menu, options=tuple(options))
 
 
 def goal_grammar(options: Sequence[str]) -> str:

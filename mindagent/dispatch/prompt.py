@@ -38,9 +38,10 @@ class PromptConfig:
 
 
 def format_turn(step: int, state: str, feedback: Sequence[str] | None, head_chef: Sequence[str] = (),
-                people: Sequence[str] = (), director: str = DIRECTOR) -> str:
+                people: Sequence[str] = (), director: str = DIRECTOR, held: Sequence[str] = ()) -> str:
     """One user turn: what happened last step, what the director (a person's standing
-    instructions) says, in the game's words (`PromptParts.director`), and the state now.
+    instructions) says, in the game's words (`PromptParts.director`), the standing orders the
+    commands are held to (`held`, see `held_orders_text`), and the state now.
 
     `step` is already in the state text; it is accepted so callers need not know that.
     """
@@ -49,10 +50,23 @@ def format_turn(step: int, state: str, feedback: Sequence[str] | None, head_chef
         parts.append("Feedback: " + ("\n" + "\n".join(f"- {line}" for line in feedback) if feedback else "none"))
     if head_chef:
         parts.append(f"{director}:\n" + "\n".join(f"- {line}" for line in head_chef))
+    if held:
+        parts.append(held_orders_text(held))
     if people:
         parts.append("\n".join(people))
     parts.append("State:\n" + state.rstrip("\n"))
     return "\n".join(parts)
+
+
+# ------------------------------------------------------------ standing orders
+#: How a turn introduces the director's words as read (`mindagent.core.directions`): the model is
+#: told the constraints its commands are held to, not only the raw words.
+HELD_ORDERS = "Standing orders (a command that breaks one is not carried out; that agent waits)"
+
+
+def held_orders_text(orders: Sequence[str]) -> str:
+    """The standing orders as a prompt section, e.g. ``held_orders_text(["never make tunaSushi"])``."""
+    return f"{HELD_ORDERS}:\n" + "\n".join(f"- {line}" for line in orders)
 
 
 def system_text(parts: PromptParts, config: PromptConfig, demo: Demo | None) -> str:

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from mindagent.core.capabilities import Directable
+from mindagent.core.directions import reads
 from mindagent.core.domain import DomainSession, DomainStep
 from mindagent.dispatch.brains import Brain, LLMBrain, PolicyBrain, RuleBrain
 from mindagent.dispatch.dispatcher import Decision
@@ -162,7 +164,8 @@ class StateEncoder:
         brain = room.dispatcher.brain
         return {"model": room.settings.model, "why": room.settings.model_why,
                 "name": brain.name if brain is not None else None,
-                "thinking": isinstance(brain, LLMBrain) and room.decisions.thinking}
+                "thinking": isinstance(brain, LLMBrain) and room.decisions.thinking,
+                "reads": reads(isinstance(brain, LLMBrain), isinstance(room.session, Directable))}
 
     def summary(self) -> dict[str, Any]:
         """One line of the room list."""

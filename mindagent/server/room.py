@@ -29,6 +29,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Literal
 
+from mindagent.core.directions import heard
 from mindagent.core.domain import DomainSession, DomainStep
 from mindagent.core.episode import Episode
 from mindagent.dispatch.brains import Brain, PolicyBrain
@@ -239,9 +240,9 @@ class Room:
         if not line:
             raise ProtocolError("invalid", "an instruction needs some text")
         self.session.add_instruction(line)
-        self.chef_lines.append({"step": self.session.step_index, "text": line})
-        self.log.note("head_chef", step=self.session.step_index, text=line)
-        self.broadcast(server_message("event", room=self.id, text=f"{self.encoder.words()['director']}: {line}"))
+        self.chef_lines.append(entry := {"step": self.session.step_index, **heard(self.session, line)})
+        self.log.note("head_chef", **entry)  # every line is answered at once: understood, or why not
+        self.event(f"{self.encoder.words()['director']}: {line} (dispatcher: {entry['reply']})")
 
     def answer(self, member: Member, answers: dict[str, int], comment: str) -> None:
         """Store one questionnaire with the episode's recording (once per person per episode)."""
@@ -353,7 +354,7 @@ class Room:
             if self.settings.practice and not self.seats.players:  # left: it is closing, and plays for nobody
                 return False
             t = self.session.step_index
-            ready = self.decisions.for_step()
+            ready = self.run.held(self.decisions.for_step())  # whoever decided, the director's words hold
             self._open_recording()
             commands, actors = self._joint_commands(ready)
             result = await self.run.advance(ready, commands, actors)

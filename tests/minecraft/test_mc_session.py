@@ -84,12 +84,14 @@ async def test_dead_bot_loses_one_command(fakes) -> None:
     assert step.verdicts[0].ok
 
 
-async def test_human_chat_becomes_instructions(fakes) -> None:
+async def test_human_chat_becomes_standing_instructions(fakes) -> None:
     session, bridge = await make(fakes)
     bridge.emit(event="chat", **{"from": "Chef"}, message="cook chicken first")
     await session.step(["noop(Alex)", "noop(Steve)"])
     assert session.pending_instructions() == ["Chef: cook chicken first"]
-    assert session.pending_instructions() == []
+    assert session.pending_instructions() == ["Chef: cook chicken first"]  # it stands, like a page's line
+    session.add_instruction("go on")
+    assert session.pending_instructions() == ["Chef: cook chicken first", "go on"]
 
 
 async def test_check_and_legal_commands_follow_the_observation(fakes) -> None:

@@ -34,7 +34,8 @@ async def test_the_startup_room_is_public_and_says_which_dispatcher_and_why(serv
     assert {r["product"] for r in joined["recipes"]} >= {"salmonSushi", "tunaSushi"}
     dispatcher = joined["state"]["dispatcher"]
     assert dispatcher == {"model": "tiny", "why": "the test's tiny policy", "name": "tiny-test-policy",
-                          "thinking": dispatcher["thinking"]}
+                          "thinking": dispatcher["thinking"], "reads": dispatcher["reads"]}
+    assert dispatcher["reads"].startswith("The built-in team follows make X, only X, no X, agentK do X, stop, go on")
     assert joined["state"]["you"]["legal"] == server.startup_room.session.legal_commands(0)
 
 

@@ -273,6 +273,7 @@ function renderState(s) {
   renderKitchen(s);
   renderLastStep(s.last_step);
   renderChefLines(s.head_chef);
+  if (s.dispatcher && s.dispatcher.reads) $("chef-help").textContent = s.dispatcher.reads; // what this room's dispatcher does with the words
   renderControls(s);
   startClock(s);
   $("restart-inline").hidden = !(s.status === "finished" && app.role !== "spectator");
@@ -323,7 +324,7 @@ function renderAgents(s) {
       a.status ? a.status : a.busy ? `${a.busy} step(s)` : "";
     body.append(el("tr", { "data-agent": a.agent, class: by === "you" ? "mine" : "" },
       el("td", { text: a.name }), el("td", { class: "by", text: by }),
-      el("td", { class: "location", text: live ? a.location || "unknown" : a.location }), el("td", { class: "holding", text: a.holding || "nothing" }),
+      el("td", { class: "location", text: live ? pretty(a.location) || "unknown" : a.location }), el("td", { class: "holding", text: a.holding || "nothing" }),
       el("td", { class: "busy", text: busy })));
   }
 }
@@ -360,7 +361,7 @@ function renderLastStep(last) {
 function renderChefLines(lines) {
   const list = clear($("chef-lines"));
   if (!lines.length) list.append(el("li", { class: "muted", text: "nothing yet" }));
-  for (const l of lines) list.append(el("li", { text: `step ${l.step}: ${l.text}` }));
+  for (const l of lines) list.append(el("li", { text: `step ${l.step}: ${l.text}${l.reply ? ` (${l.reply})` : ""}` }));
 }
 
 // "All commands as text": every legal command, grouped as the game groups its actions; a choice a

@@ -24,8 +24,8 @@ def test_the_language_reads_each_form_and_later_lines_override() -> None:
 def test_lines_it_cannot_follow_get_a_reply_naming_what_it_understands() -> None:
     orders = read_orders(["please hurry", "only pizza", "agent7 do tunaSushi"], DISHES, 2)
     assert len(orders.replies) == 3
-    assert "it understands: make X, only X, no X, agentK do X, stop" in orders.replies[0]
-    assert "this kitchen's dishes are salmonSushi, tunaSushi" in orders.replies[1]
+    assert "the words understood are make X, only X, no X, agentK do X, stop" in orders.replies[0]
+    assert '"pizza" is not one of salmonSushi, tunaSushi' in orders.replies[1]
     assert "there is no agent7" in orders.replies[2]
     assert orders.allowed is None and not orders.assigned
 
@@ -60,8 +60,8 @@ def test_only_tuna_sushi_means_only_tuna_sushi_is_made_afterwards() -> None:
 def test_no_and_stop_are_followed_and_a_bad_line_is_answered_once() -> None:
     made, replies, _ = asyncio.run(_play({0: "no tunaSushi", 1: "dance!"}))
     assert not any("tuna" in item.lower() for (_, item) in made), made
-    assert replies == ['The planner cannot follow "dance"; it understands: '
-                       'make X, only X, no X, agentK do X, stop, go on (X: a dish of this level).']
+    assert replies == ['Cannot follow "dance": the words understood are '
+                       'make X, only X, no X, agentK do X, stop, go on (X: one of salmonSushi, tunaSushi).']
     session = CuisineSession(load_level("level_3"), n_agents=2, tau=1.0, seed=0)
     asyncio.run(session.reset())
     session.add_instruction("stop")
