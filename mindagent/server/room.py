@@ -78,7 +78,8 @@ class Room:
         self.closed = False
         self.dispatcher = self._make_dispatcher(brain)
         self.run = Episode(session, self.dispatcher)
-        #: Called when the step period changes (the registry moves the clock job).
+        #: Called when the clock job must move: the step period changed, or an episode started (its
+        #: first step falls a full period after the start); the registry reschedules from now.
         self.on_pace: Callable[[], None] | None = None
         #: Called when a practice room is left empty (the registry closes it).
         self.on_empty: Callable[[Room], Awaitable[None]] | None = None
@@ -262,6 +263,7 @@ class Room:
                 if seat.role != "spectator":
                     self.seats.played.add(member)
         self.clock.restart_turn()
+        self.clock.restart_schedule()
         self.decisions.start()
         if announce:
             self.broadcast_state()
