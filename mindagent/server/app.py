@@ -44,6 +44,7 @@ from mindagent.server.protocol import HARD_FRAME_BYTES, VERSION
 from mindagent.server.ratelimit import DEFAULT_CAPACITY, DEFAULT_RATE, HANDSHAKE_RATE, HandshakeGate
 from mindagent.server.room import DECISION_TIMEOUT_S, MAX_MEMBERS, Room, RoomSettings
 from mindagent.server.rooms import BrainFactory, RoomRegistry
+from mindagent.server.settings import PlayerLimits
 from mindagent.server.shards import ShardLost, ShardSet
 
 log = logging.getLogger(__name__)
@@ -108,6 +109,8 @@ class ServerConfig:
     countdown: float = COUNTDOWN_S
     #: Processes hosting rooms (1: this one; N > 1: N room workers behind this process's port).
     workers: int = 1
+    #: What a person may choose in the lobby's "play" form (choices.py).
+    player_limits: PlayerLimits = field(default_factory=PlayerLimits)
 
     def room_options(self) -> dict[str, Any]:
         """The settings every room of this server shares beyond the game (flags, not per room)."""

@@ -122,12 +122,13 @@ class RoomClock:
             task.cancel()
 
     def if_deserted(self) -> None:
-        """Nobody plays any more: a practice room closes, any other (not autoplay) goes back to waiting."""
+        """Nobody plays any more: a practice room or a person's own room closes, any other (not autoplay)
+        goes back to waiting."""
         room = self._room
         if room.settings.autoplay or room.seats.anyone_plays:
             return
         self.stop_countdown()
-        if room.settings.practice and room.on_empty is not None:
+        if (room.settings.practice or room.settings.chosen is not None) and room.on_empty is not None:
             room.spawn(room.on_empty(room))
         elif room.status != "waiting":
             room.spawn(room.restart())

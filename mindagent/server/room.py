@@ -257,6 +257,7 @@ class Room:
                 "episode": self.episode, "room": self.id, **{k: v for k, v in self.settings.describe().items()
                                                              if k in ("mode", "tick", "turn_timeout")},
                 "pacing": self.settings.pace.record(bool(self.seats.players)),
+                **({"chosen": self.settings.chosen} if self.settings.chosen is not None else {}),
             })
             for member, seat in self.seats.members.items():  # people seated before the start get their line too
                 self.log.note("seat", step=self.session.step_index, event="join", role=seat.role, agent=seat.agent)
@@ -300,7 +301,7 @@ class Room:
             "room": self.id, "episode": self.episode,
             "counts": {"completed": c.completed, "failed": c.failed, "active": c.active},
             "score": collaboration_score(c.completed, c.failed, c.active),
-            "recording": self.log.path.name if self.log.path else None,
+            "recording": self.log.path.name if self.log.path else None, "chosen": self.settings.chosen,
             "team": self.card.summary(self.session.agent_names)})
         if self.settings.autoplay and (self.settings.episodes is None or self.episode < self.settings.episodes):
             self.spawn(self.restart())
