@@ -7,7 +7,8 @@
 
 const SVGNS = "http://www.w3.org/2000/svg";
 const KEY_POOL = "1234567890abcdefghijklmnopqrstuvwxyz";
-const board = { tiles: new Map(), selected: null, built: null, lastAnimated: null, labels: new Map(), groupsBuilt: null };
+const board = { tiles: new Map(), selected: null, built: null, lastAnimated: null, labels: new Map(), groupsBuilt: null,
+  tileOf: new Map(), lastRefusal: null };
 
 // ------------------------------------------------------------------ words
 const DEFAULT_WORDS = {
@@ -73,7 +74,12 @@ function labelOf(command) {
   for (const a of actionsOf(app.lastState)) if (a.command === command) return a.label;
   return board.labels.get(command) || command;
 }
-function remember(actions) { for (const a of actions) board.labels.set(a.command, a.label); }
+function remember(actions) {
+  for (const a of actions) {
+    board.labels.set(a.command, a.label);
+    if (a.tile) board.tileOf.set(a.command, a.tile);
+  }
+}
 function tileKeys() {
   const used = new Set(groupsOf(actionsOf(app.lastState)).map((g) => g.key).filter((k) => k));
   return [...KEY_POOL].filter((k) => !used.has(k));
@@ -126,6 +132,7 @@ function buildBoard(s, tiles) {
       el("span", { class: "contents" }),
       el("span", { class: "progress" }),
       el("span", { class: "chefs" }),
+      el("span", { class: "why", hidden: true }),
     );
     if (Array.isArray(t.users)) tile.append(el("span", { class: "reach small", text: reachLine(t.users) }));
     box.append(tile);
@@ -201,6 +208,38 @@ function renderBoard(s) {
     }
   }
   animateOrders(s);
+  showRefusal(s);
+}
+
+// A refused command of the person's shows at once where they look: its tile flashes and says why in
+// a few words (the game's `page.reasons`, by reason code; the full sentence otherwise), the line
+// under the score says it too, and the event log keeps it. It stays until the next step.
+function showRefusal(s) {
+  const last = s.last_step;
+  const key = last ? `${s.room}:${s.episode}:${last.step}` : null;
+  if (key === board.lastRefusal) return;
+  board.lastRefusal = key;
+  for (const tile of board.tiles.values()) {
+    tile.classList.remove("refused");
+    const why = tile.querySelector(".why");
+    if (why) why.hidden = true;
+  }
+  $("refusal").textContent = "";
+  if (!last || app.role !== "player") return;
+  const mine = last.actions.find((a) => a.agent === app.agent && a.by === "human" && !a.ok && !a.idle);
+  if (!mine) return;
+  const reasons = pageInfo().reasons || {};
+  const words = (mine.code && reasons[mine.code]) || mine.reason || "not possible";
+  const what = labelOf(mine.command);
+  $("refusal").textContent = `Not done: ${what}. ${words}.`;
+  logEvent(`step ${last.step}: not done: ${what}. ${words}.`, "bad");
+  const tile = board.tiles.get(board.tileOf.get(mine.command));
+  if (!tile) return;
+  const why = tile.querySelector(".why");
+  why.textContent = words;
+  why.hidden = false;
+  tile.classList.remove("refused"); void tile.offsetWidth; tile.classList.add("refused");
+  tile.setAttribute("aria-label", `${tile.getAttribute("aria-label")}; not done: ${words}`);
 }
 
 // ---------------------------------------------------------------- orders
