@@ -161,3 +161,24 @@ async def test_a_person_picks_a_level_and_a_partner_by_keyboard(tmp_path: Path, 
         await expect(page.locator("#play-form")).to_be_visible()
         json.dumps(mine[0].settings.describe())  # what the room list says of it is plain data
         await browser.close()
+
+
+async def test_the_end_of_episode_window_closes_for_a_spectator_when_the_next_episode_plays(tmp_path: Path,
+                                                                                           require: Any) -> None:
+    _need_browser(require)
+    from playwright.async_api import async_playwright, expect
+
+    config = ServerConfig(port=0, model="planner", model_why="the built-in planner", recordings=tmp_path / "rooms",
+                          tick=1.0, human_tick=None, countdown=0, autoplay=True,
+                          startup=GameSpec("cuisineworld", "level_0", 2, 1.0, 0, "reference", 3))
+    async with GameServer(config) as server, async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = await browser.new_page(viewport={"width": 1280, "height": 800})
+        await page.goto(server.url)
+        await page.locator(".room.first [data-join='spectator']").click()
+        await expect(page.locator("#survey")).to_be_visible(timeout=15_000)
+        await expect(page.locator("#survey-title")).to_have_text("Episode over")
+        await expect(page.locator("#survey")).to_be_hidden(timeout=5_000)
+        await page.locator("#details summary").click()  # nothing blocks a click any more
+        await expect(page.locator("#details")).to_have_attribute("open", "")
+        await browser.close()

@@ -310,8 +310,8 @@ function renderState(s) {
   renderControls(s);
   startClock(s);
   keepStickyClear();
-  // the next episode began: the last one's window would only block the board
-  if (!$("survey").hidden && app.lastResults && s.episode !== app.lastResults.episode && s.status !== "finished") {
+  // the next episode's play began: the last one's window would only block the board
+  if (!$("survey").hidden && app.lastResults && s.episode !== app.lastResults.episode && s.status === "running" && s.step > 0) {
     $("survey").hidden = true;
   }
   $("restart-inline").hidden = !(s.status === "finished" && app.role !== "spectator");
