@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from mindagent.core.capabilities import LevelDifficulty
+from mindagent.core.capabilities import LevelDifficulty, RealTimePace
 from mindagent.core.domain import Domain
 from mindagent.core.spec import GameSpec
 from mindagent.server.protocol import Play, ProtocolError
@@ -39,23 +39,37 @@ def partner_models(domain: Domain, config: ServerConfig) -> dict[str, str]:
     return out
 
 
-def lobby_choices(domain: Domain, config: ServerConfig) -> dict[str, Any]:
-    """The lobby's form: levels (with measured difficulty), team sizes, partners and paces."""
+def paces(domain: Domain, config: ServerConfig) -> tuple[float, ...]:
+    """Seconds per step a person may pick: the server's, or a game with its own real-time pace
+    (five steps a second) plays at that pace only."""
+    if isinstance(domain, RealTimePace):
+        return (domain.real_time_pace()[1],)
+    return config.player_limits.paces
+
+
+def lobby_choices(domain: Domain, config: ServerConfig) -> dict[str, Any] | None:
+    """The lobby's form: levels (with measured difficulty), team sizes, partners and paces; None for
+    a live world (each room would start a world of its own: the host opens those)."""
+    if domain.live_world:
+        return None
     labels = domain.level_difficulty() if isinstance(domain, LevelDifficulty) else {}
     limits = config.player_limits
     partners = [{"id": p, "label": PARTNER_WORDS[p] + (f" ({model})" if p == "model" else "")}
                 for p, model in partner_models(domain, config).items()]
     return {"levels": [{"level": name, "difficulty": labels.get(name)} for name in domain.level_names()],
-            "default_level": domain.default_level, "partners": partners, **limits.describe(),
+            "default_level": domain.default_level, "partners": partners, "agents": [limits.min_agents, limits.max_agents],
+            "paces": list(paces(domain, config)),
             "default_agents": max(limits.min_agents, min(limits.max_agents, 2))}
 
 
 def room_settings(msg: Play, domain: Domain, config: ServerConfig) -> RoomSettings:
     """A private real-time room with the person's choices; `ProtocolError` ("invalid") for any
-    choice outside what this server offers."""
+    choice outside what this server offers, and ("bad_state") for a live world."""
+    if domain.live_world:
+        raise ProtocolError("bad_state", f"{domain.title} rooms are opened by the host; join one from the list")
     if msg.level not in domain.level_names():  # shipped levels only: never a path from the network
         raise ProtocolError("invalid", f"unknown level {msg.level!r}")
-    why = config.player_limits.check(msg.agents, msg.pace)
+    why = config.player_limits.check(msg.agents, msg.pace, paces(domain, config))
     if why is not None:
         raise ProtocolError("invalid", f"this server offers {why}")
     models = partner_models(domain, config)
@@ -68,4 +82,4 @@ def room_settings(msg: Play, domain: Domain, config: ServerConfig) -> RoomSettin
                         countdown=config.countdown, chosen=chosen, **config.room_options())
 
 
-__all__ = ["PARTNER_WORDS", "lobby_choices", "partner_models", "room_settings"]
+__all__ = ["PARTNER_WORDS", "lobby_choices", "partner_models", "paces", "room_settings"]

@@ -33,16 +33,13 @@ class PlayerLimits:
     #: Rooms opened this way at once on one server (each holds a game and a dispatcher).
     max_rooms: int = 50
 
-    def check(self, agents: int, pace: float) -> str | None:
-        """Why a choice is outside the limits, or None."""
+    def check(self, agents: int, pace: float, paces: tuple[float, ...]) -> str | None:
+        """Why a choice is outside the limits (`paces`: the ones offered for this game), or None."""
         if not self.min_agents <= agents <= self.max_agents:
             return f"a team of {self.min_agents} to {self.max_agents} agents, not {agents}"
-        if pace not in self.paces:
-            return f"a step every {' or '.join(f'{p:g}' for p in self.paces)} seconds, not {pace:g}"
+        if pace not in paces:
+            return f"a step every {' or '.join(f'{p:g}' for p in paces)} seconds, not {pace:g}"
         return None
-
-    def describe(self) -> dict[str, Any]:
-        return {"agents": [self.min_agents, self.max_agents], "paces": list(self.paces)}
 
 
 @dataclass
