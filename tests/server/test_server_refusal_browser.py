@@ -148,7 +148,7 @@ async def test_a_person_picks_a_level_and_a_partner_by_keyboard(tmp_path: Path, 
         await page.wait_for_timeout(1000)
         await page.keyboard.press("Enter")
         await expect(page.locator("#board .tile").first).to_be_visible()
-        await expect(page.locator("#room-title")).to_contain_text("Level 2")
+        await expect(page.locator("#room-title")).to_contain_text("level_2")
         assert "room" not in str(await page.locator("#room-title").text_content())
         mine = [r for r in server.registry.rooms.values() if r.settings.chosen is not None]
         assert len(mine) == 1 and mine[0].settings.spec.level == "level_2" and mine[0].settings.model == "random"

@@ -178,7 +178,7 @@ function roomCard(room, first) {
   if (room.private_link) {
     card.append(el("h3", { text: "A private room" }), el("p", { class: "muted", text: "you have its invite link" }));
   } else {
-    card.append(el("h3", { text: `${capital(pretty(room.level))} · a team of ${room.agents}` }),
+    card.append(el("h3", { text: `${room.level} · a team of ${room.agents}` }),
       el("p", { class: "muted", text: `${paceText(room)} · ${statusWords(room)} · robot team: ${room.model}` }));
   }
   const secretInput = el("input", { type: "password", placeholder: "room secret", size: 14, value: app.secrets[room.room] || "" });
@@ -267,7 +267,7 @@ function showView3d(view) {
 
 function renderStatic(info) {
   const who = app.role === "player" ? `you play ${agentName(app.agent)}` : app.role === "head_chef" ? `you are the ${word("director")}` : "watching";
-  $("room-title").textContent = `${capital(pretty(info.level))} · ${who}`;
+  $("room-title").textContent = `${info.level} · ${who}`;
   document.title = `MindAgent ${word("title")} · ${who}`;
   renderWords();
   const recipes = clear($("recipes"));
