@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -125,6 +126,16 @@ async def test_a_person_picks_a_level_and_a_partner_by_keyboard(tmp_path: Path, 
         await page.goto(server.url)
         level = page.locator("#play-level")
         await expect(level).to_be_visible()
+        await expect(page.locator("#rooms .room h3")).to_contain_text("level_3 · a team of 2")
+        lobby = str(await page.locator("#lobby").inner_text())
+        assert "tau" not in lobby and not re.search(r"[0-9a-f]{32}", lobby), lobby
+        assert "a step every 3 s" in lobby and "1s a step" not in lobby, lobby
+        phone = await browser.new_page(viewport={"width": 390, "height": 844}, bypass_csp=True)
+        await phone.goto(server.url)
+        await expect(phone.locator("#play-level")).to_be_visible()
+        assert await _axe(phone) == [], "the lobby on a phone"
+        assert await phone.evaluate("document.documentElement.scrollWidth") <= 390, "the lobby scrolls sideways"
+        await phone.close()
         assert "(easy)" in str(await level.locator("option[value='level_2']").text_content())
         assert await _axe(page) == [], "the lobby with its form"
         await level.focus()
