@@ -67,6 +67,12 @@ class CuisineDomain(DomainBase):
     def level_names(self) -> list[str]:
         return level_names()
 
+    def level_difficulty(self) -> dict[str, str]:
+        """The planner-measured label of each shipped level (`cuisineworld.adapter.difficulty`)."""
+        from cuisineworld.adapter.difficulty import level_choices
+
+        return {c["level"]: c["difficulty"] for c in level_choices() if c["difficulty"]}
+
     def process_metrics(self, header: Mapping[str, Any], steps: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         from cuisineworld.adapter.process import process_metrics
 

@@ -52,6 +52,32 @@ GROUPS: list[dict[str, Any]] = [
 ]
 _GROUP_OF = {"goto": "go", "get": "take", "put": "put", "activate": "start", "noop": "wait"}
 
+#: A refused command in a person's words, by reason code: short enough for a tile, said to "you"
+#: (the sentences in `cuisineworld.feedback` are for the dispatcher and name agents and commands).
+REASON_WORDS: dict[str, str] = {
+    "agent_busy": "You are busy at a tool this step",
+    "not_at_location": "Go there first",
+    "cannot_reach": "You cannot reach this place",
+    "not_gettable": "Nothing to take here now",
+    "hands_full": "Your hands are full: put it down first",
+    "hands_empty": "You hold nothing to put here",
+    "location_busy": "Still cooking here",
+    "location_empty": "Empty now: someone took it first",
+    "location_full": "Full: no room for it",
+    "not_base_ingredient": "Storage has no such ingredient",
+    "not_a_level_dish": "No order asks for that dish",
+    "no_open_order": "No open order wants that",
+    "would_be_waste": "That would only make waste",
+    "duplicate_item": "One of those is already here",
+    "no_recipe": "Nothing can be cooked from what is here",
+    "joint_rejected": "The whole step was refused",
+    "malformed": "Not a command the kitchen reads",
+    "unknown_verb": "Not a command the kitchen reads",
+    "unknown_agent": "Not a command the kitchen reads",
+    "unknown_location": "No such place in this kitchen",
+    "duplicate_agent": "Only one command per step",
+}
+
 HOWTO = [
     "Orders come in; serve each dish before its bar runs out.",
     "Click a place (or press its number) to act there: go there first, then take an item, put what you hold "
@@ -71,8 +97,8 @@ def page_words(session: CuisineSession) -> dict[str, Any]:
     return {
         "title": "kitchen", "board": "Kitchen", "tables": "The kitchen as tables", "recipes": "Recipes",
         "director": "head chef", "director_example": example,
-        "director_help": "The built-in planner understands: make X, only X, no X, agentK do X, stop, go on. "
-                         "A language model reads anything.",
+        "director_help": "Say make X, only X, no X, agentK do X, stop or go on: every dispatcher is held "
+                         "to these, and each line gets a reply.",
         "completed": "served", "failed": "expired", "open": "open", "busy": "cooking",
         "completed_line": "Served {}!", "failed_line": "{} expired.",
         "completed_one": "dish served", "completed_many": "dishes served",
@@ -89,7 +115,8 @@ def page_static(session: CuisineSession) -> dict[str, Any]:
     products = {r.product for r in level.recipes}
     needed = sorted({i for r in level.recipes for i in r.ingredients if i not in products})
     storage = [loc.name for loc in level.locations if loc.type == "storage"]
-    return {"words": page_words(session), "groups": GROUPS, "offers": {name: needed for name in storage}}
+    return {"words": page_words(session), "groups": GROUPS, "offers": {name: needed for name in storage},
+            "reasons": REASON_WORDS}
 
 
 def tiles(session: CuisineSession) -> list[dict[str, Any]]:
@@ -118,12 +145,17 @@ def page_actions(session: CuisineSession, agent: int, legal: Sequence[str]) -> l
     world = session.world
     shown = display_names(world.level)
     held = world.agent_holding(agent)
+    parsed = [(text, parse_command(text, world.n_agents, world.level.location_names)) for text in legal]
+    commands = [(text, c) for text, c in parsed if isinstance(c, Command) and c.verb in _GROUP_OF]
+    # a get from a tool is legal in two spellings (with and without the item): one take per thing,
+    # the short spelling is listed only among the commands as text
+    named = {c.location for _, c in commands if c.verb == "get" and c.item is not None}
     out: list[dict[str, Any]] = []
-    for text in legal:
-        command = parse_command(text, world.n_agents, world.level.location_names)
-        if not isinstance(command, Command) or command.verb not in _GROUP_OF:
-            continue
-        out.append(_describe(text, command, shown, held))
+    for text, command in commands:
+        action = _describe(text, command, shown, held)
+        if command.verb == "get" and command.item is None and command.location in named:
+            action = {**action, "group": "other", "tile": None}
+        out.append(action)
     return out
 
 
@@ -146,4 +178,4 @@ def _describe(text: str, c: Command, shown: dict[str, str], held: str | None) ->
     return {"command": text, "label": f"start {place}", "group": group, "tile": c.location}
 
 
-__all__ = ["GROUPS", "HOWTO", "TYPE_WORDS", "display_names", "words", "page_actions", "page_static", "page_words", "tiles"]
+__all__ = ["GROUPS", "HOWTO", "REASON_WORDS", "TYPE_WORDS", "display_names", "words", "page_actions", "page_static", "page_words", "tiles"]

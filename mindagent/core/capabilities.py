@@ -232,15 +232,28 @@ class RealTimePace(Protocol):
         ...
 
 
+@runtime_checkable
+class LevelDifficulty(Protocol):
+    """How hard each level is, as the game measured it, declared on its `Domain`: the lobby's
+    level picker shows it beside each level a person may choose.
+
+    Example: ``domain.level_difficulty()`` → ``{"level_0": "medium", "level_2": "easy"}`` (a level
+    left out has no label)."""
+
+    def level_difficulty(self) -> dict[str, str]:
+        """A short label per measured level (the game's words)."""
+        ...
+
+
 #: Capabilities a game's `Domain` (not its sessions) may declare.
-DOMAIN_CAPABILITIES: tuple[type, ...] = (PageAssets, RealTimePace)
+DOMAIN_CAPABILITIES: tuple[type, ...] = (PageAssets, RealTimePace, LevelDifficulty)
 
 #: Every session capability, for listings and the conformance suite.
 SESSION_CAPABILITIES: tuple[type, ...] = (Grammars, GoalMode, TaskGraphMode, AgentPrompts, Demos, Replayable, LiveView,
                                           PageActions, Scored, Directable)
 
 __all__ = ["ASSET_MAX_BYTES", "ASSET_NAME", "ASSET_SUFFIXES", "ActsFor", "AgentPrompts", "DOMAIN_CAPABILITIES",
-           "Demos", "Directable", "GoalMode", "Grammars", "LiveView", "PageActions", "PageAssets", "RealTimePace",
-           "Replayable", "SESSION_CAPABILITIES", "Scored", "TakesReplies", "TaskGraphMode", "agent_grammar_of",
-           "agent_prompt_parts_of", "demo_of", "goal_menu_of", "grammar_of", "policy_commands", "policy_replies",
-           "task_graph_of"]
+           "Demos", "Directable", "GoalMode", "Grammars", "LevelDifficulty", "LiveView", "PageActions", "PageAssets",
+           "RealTimePace", "Replayable", "SESSION_CAPABILITIES", "Scored", "TakesReplies", "TaskGraphMode",
+           "agent_grammar_of", "agent_prompt_parts_of", "demo_of", "goal_menu_of", "grammar_of", "policy_commands",
+           "policy_replies", "task_graph_of"]

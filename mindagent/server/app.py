@@ -55,6 +55,7 @@ from mindagent.server.protocol import HARD_FRAME_BYTES, VERSION
 from mindagent.server.ratelimit import DEFAULT_CAPACITY, DEFAULT_RATE, HANDSHAKE_RATE, HandshakeGate
 from mindagent.server.room import DECISION_TIMEOUT_S, MAX_MEMBERS, Room, RoomSettings
 from mindagent.server.rooms import MAX_ROOMS, BrainFactory, RoomRegistry
+from mindagent.server.settings import PlayerLimits
 from mindagent.server.shards import ShardLost, ShardSet
 
 log = logging.getLogger(__name__)
@@ -136,6 +137,8 @@ class ServerConfig:
     def practice_limits(self) -> PracticeLimits:
         return PracticeLimits(self.max_practice, self.max_practice_per_address, self.practice_rate,
                               self.practice_burst, self.admin_reserve)
+    #: What a person may choose in the lobby's "play" form (choices.py).
+    player_limits: PlayerLimits = field(default_factory=PlayerLimits)
 
     def room_options(self) -> dict[str, Any]:
         """The settings every room of this server shares beyond the game (flags, not per room)."""

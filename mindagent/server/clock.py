@@ -62,6 +62,15 @@ class RoomClock:
         self.ticks_due += due
         self.due += due * period
 
+    def restart_schedule(self) -> None:
+        """Real time: an episode starts now, so its first step falls one full period from now.
+
+        The room's ticks keep the phase they were scheduled with; an episode that starts between two
+        of them (a countdown of 5 s at a step every 3 s) had a first step 1 s long. The registry's
+        hook moves the clock job to start a period after now."""
+        if self._room.settings.mode == "realtime" and self._room.on_pace is not None:
+            self._room.on_pace()
+
     def restart_turn(self) -> None:
         """Turn mode: a new step's timer starts now."""
         self.deadline = self.now() + self._room.settings.turn_timeout
@@ -113,12 +122,13 @@ class RoomClock:
             task.cancel()
 
     def if_deserted(self) -> None:
-        """Nobody plays any more: a practice room closes, any other (not autoplay) goes back to waiting."""
+        """Nobody plays any more: a practice room or a person's own room closes, any other (not autoplay)
+        goes back to waiting."""
         room = self._room
         if room.settings.autoplay or room.seats.anyone_plays:
             return
         self.stop_countdown()
-        if room.settings.practice and room.on_empty is not None:
+        if (room.settings.practice or room.settings.chosen is not None) and room.on_empty is not None:
             room.spawn(room.on_empty(room))
         elif room.status != "waiting":
             room.spawn(room.restart())

@@ -20,6 +20,7 @@ from websockets.exceptions import ConnectionClosed
 from mindagent.core.capabilities import RealTimePace
 from mindagent.server import protocol as p
 from mindagent.server.admission import peer_address
+from mindagent.server.choices import lobby_choices
 from mindagent.server.desk import LOBBY_TYPES, answer
 from mindagent.server.fanout import text_of
 from mindagent.server.ratelimit import TokenBucket
@@ -94,7 +95,7 @@ class Connection:
                                        pace=list(home.real_time_pace()) if isinstance(home, RealTimePace) else None,
                                        limits={"frame_bytes": p.MAX_FRAME_BYTES,
                                        "rate": self.server.config.rate, "burst": self.server.config.burst},
-                                       rooms=rooms))
+                                       choices=lobby_choices(home, self.server.config), rooms=rooms))
         finally:
             lane.leave(self._loop_time(started))
         try:

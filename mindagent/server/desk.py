@@ -20,6 +20,7 @@ from mindagent.core import registry as domains
 from mindagent.core.domain import Domain, SpecError
 from mindagent.core.spec import GameSpec
 from mindagent.server import protocol as p
+from mindagent.server.choices import room_settings
 from mindagent.server.room import Member, Room, RoomSettings
 from mindagent.server.rooms import RoomRegistry
 
@@ -61,7 +62,8 @@ class RoomDesk:
         self.config = config
         self.home = home
         self._handlers: dict[str, Callable[[Guest, Any, object], Awaitable[None]]] = {
-            "create_room": self._create_room, "join": self._join, "practice": self._practice, "leave": self._leave,
+            "create_room": self._create_room, "join": self._join, "practice": self._practice, "play": self._play,
+            "leave": self._leave,
             "command": self._command, "instruct": self._instruct, "start": self._start, "restart": self._restart,
             "set_model": self._set_model, "close_room": self._close_room, "questionnaire": self._questionnaire,
         }
@@ -147,6 +149,25 @@ class RoomDesk:
         room = await registry.create(settings, brain=registry.make_brain(coach, domain.name))
         room.coach = registry.make_brain(coach, domain.name)
         registry.authorize(room, room.secret)
+        if guest.room is not None:
+            guest.room.leave(guest)
+        guest.room = room
+        room.join(guest, "player", 0, re)
+
+    async def _play(self, guest: Guest, msg: p.Play, re: object) -> None:
+        """A private room with the person's own choices (`choices.room_settings`), closed when they
+        leave. One per connection, like practice: a new one replaces the old."""
+        settings = room_settings(msg, self.home, self.config)
+        registry = self.registry
+        chosen_rooms = sum(1 for r in registry.rooms.values() if r.settings.chosen is not None)
+        if chosen_rooms >= self.config.player_limits.max_rooms:
+            raise p.ProtocolError("bad_state", "too many games are being played here right now; try again soon")
+        if guest.room is not None and (guest.room.settings.practice or guest.room.settings.chosen is not None):
+            old, guest.room = guest.room, None
+            old.leave(guest, quiet=True)
+            await registry.remove(old)
+        room = await registry.create(settings)
+        room.on_empty = registry.remove
         if guest.room is not None:
             guest.room.leave(guest)
         guest.room = room

@@ -266,7 +266,8 @@ def step_record(session: DomainSession, t: int, result: DomainStep, actors: list
     for i, (verdict, actor) in enumerate(zip(result.verdicts, actors, strict=True)):
         a = session.agent_of(verdict.command)
         a = i if a is None else a
-        actions.append({"agent": a, "command": verdict.command, "ok": verdict.ok, "reason": verdict.text,
+        code = verdict.reason.code if verdict.reason is not None else None  # the game's words for people key on it
+        actions.append({"agent": a, "command": verdict.command, "ok": verdict.ok, "reason": verdict.text, "code": code,
                         "by": actor.split("_")[0], "idle": actor.endswith("_idle"),
                         "wait": verdict.command == session.idle_command(a),
                         "source": command_source(actor, verdict.command, decision, brain)})

@@ -101,6 +101,20 @@ class Practice(_Message):
     type: Literal["practice"]
 
 
+class Play(_Message):
+    """Anyone: open a private room with your choices and sit in it as its first agent, e.g.
+    ``{"v":1,"type":"play","level":"level_2","agents":2,"partner":"planner","pace":3}``.
+
+    The bounds here only keep a frame sane; the server's `PlayerLimits` decide what is allowed
+    (a choice outside them is ``invalid``)."""
+
+    type: Literal["play"]
+    level: Name
+    agents: Annotated[int, Field(ge=1, le=8)]
+    partner: Literal["planner", "model", "random"]
+    pace: Annotated[float, Field(ge=0.1, le=60.0, allow_inf_nan=False)]
+
+
 class Leave(_Message):
     type: Literal["leave"]
 
@@ -164,10 +178,11 @@ class Questionnaire(_Message):
 
 
 ClientMessage = Annotated[
-    Ping | ListRooms | CreateRoom | Join | Practice | Leave | Command | Instruct | Start | Restart | SetModel | CloseRoom | Questionnaire,
+    Ping | ListRooms | CreateRoom | Join | Practice | Play | Leave | Command | Instruct | Start | Restart | SetModel | CloseRoom
+    | Questionnaire,
     Field(discriminator="type"),
 ]
-CLIENT_TYPES = ("ping", "list_rooms", "create_room", "join", "practice", "leave", "command", "instruct", "start",
+CLIENT_TYPES = ("ping", "list_rooms", "create_room", "join", "practice", "play", "leave", "command", "instruct", "start",
                 "restart", "set_model", "close_room", "questionnaire")
 _adapter: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 

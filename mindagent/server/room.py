@@ -80,7 +80,8 @@ class Room:
         self.closed = False
         self.dispatcher = self._make_dispatcher(brain)
         self.run = Episode(session, self.dispatcher)
-        #: Called when the step period changes (the registry moves the clock job).
+        #: Called when the clock job must move: the step period changed, or an episode started (its
+        #: first step falls a full period after the start); the registry reschedules from now.
         self.on_pace: Callable[[], None] | None = None
         #: Called when a practice room is left empty (the registry closes it).
         self.on_empty: Callable[[Room], Awaitable[None]] | None = None
@@ -264,12 +265,14 @@ class Room:
                 "episode": self.episode, "room": self.id, **{k: v for k, v in self.settings.describe().items()
                                                              if k in ("mode", "tick", "turn_timeout")},
                 "pacing": self.settings.pace.record(bool(self.seats.players)),
+                **({"chosen": self.settings.chosen} if self.settings.chosen is not None else {}),
             }
             for member, seat in self.seats.members.items():  # people seated before the start get their line too
                 self.log.note("seat", step=self.session.step_index, event="join", role=seat.role, agent=seat.agent)
                 if seat.role != "spectator":
                     self.seats.played.add(member)
         self.clock.restart_turn()
+        self.clock.restart_schedule()
         self.decisions.start()
         if announce:
             self.broadcast_state()
@@ -307,7 +310,7 @@ class Room:
             "room": self.id, "episode": self.episode,
             "counts": {"completed": c.completed, "failed": c.failed, "active": c.active},
             "score": collaboration_score(c.completed, c.failed, c.active),
-            "recording": self.log.path.name if self.log.path else None,
+            "recording": self.log.path.name if self.log.path else None, "chosen": self.settings.chosen,
             "team": self.card.summary(self.session.agent_names), "sources": self.sources.to_dict(self.dispatcher.brain)})
         if self.settings.autoplay and (self.settings.episodes is None or self.episode < self.settings.episodes):
             self.spawn(self.restart())

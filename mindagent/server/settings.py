@@ -16,6 +16,32 @@ DECISION_TIMEOUT_S = 120.0
 MAX_MEMBERS = 600
 
 
+#: The partners a person may pick in the lobby: the built-in planner, the server's model, a random team.
+PARTNERS = ("planner", "model", "random")
+
+
+@dataclass(frozen=True)
+class PlayerLimits:
+    """What a person may choose in the lobby's "play" form (`ServerConfig.player_limits`): the
+    server, not the page, decides the bounds. Example: ``PlayerLimits(max_agents=3, paces=(3.0,))``."""
+
+    #: Team sizes a person may pick, the person's agent included.
+    min_agents: int = 1
+    max_agents: int = 4
+    #: Seconds per step a person may pick (real time); the first is the lobby's default.
+    paces: tuple[float, ...] = (3.0, 2.0, 5.0)
+    #: Rooms opened this way at once on one server (each holds a game and a dispatcher).
+    max_rooms: int = 50
+
+    def check(self, agents: int, pace: float, paces: tuple[float, ...]) -> str | None:
+        """Why a choice is outside the limits (`paces`: the ones offered for this game), or None."""
+        if not self.min_agents <= agents <= self.max_agents:
+            return f"a team of {self.min_agents} to {self.max_agents} agents, not {agents}"
+        if pace not in paces:
+            return f"a step every {' or '.join(f'{p:g}' for p in paces)} seconds, not {pace:g}"
+        return None
+
+
 @dataclass
 class RoomSettings:
     """How a room plays. Example: ``RoomSettings(GameSpec(level="level_3", agents=4), "planner", "chosen at creation")``.
@@ -46,6 +72,9 @@ class RoomSettings:
     practice: bool = False
     #: Members at once (players, directors, spectators); more are refused with ``bad_state``.
     max_members: int = MAX_MEMBERS
+    #: What the person who opened the room chose in the lobby (level, agents, partner, pace), kept
+    #: in the recording's header and the results; None for a room an admin or the server opened.
+    chosen: dict[str, Any] | None = None
 
     @property
     def pace(self) -> Pace:
@@ -55,7 +84,8 @@ class RoomSettings:
         s = self.spec
         return {"domain": s.domain, "level": s.level, "agents": s.agents, "tau": s.tau, "seed": s.seed, "mode": self.mode,
                 "tick": self.tick, "turn_timeout": self.turn_timeout, "public": self.public,
-                "human_tick": self.human_tick, "countdown": self.countdown, "practice": self.practice}
+                "human_tick": self.human_tick, "countdown": self.countdown, "practice": self.practice,
+                "chosen": self.chosen}
 
 
-__all__ = ["DECISION_TIMEOUT_S", "MAX_MEMBERS", "RoomSettings"]
+__all__ = ["DECISION_TIMEOUT_S", "MAX_MEMBERS", "PARTNERS", "PlayerLimits", "RoomSettings"]

@@ -388,7 +388,7 @@ class ShardSet:
             if shard is None or not shard.alive:
                 raise p.ProtocolError("no_room", NO_ROOM_TEXT)
             return shard
-        if kind == "practice":
+        if kind in ("practice", "play"):  # a room of one's own: opened where the guest is, or on the least loaded
             shard = self.shards.get(place.shard) if place is not None and place.shard is not None else None
             return shard if shard is not None and shard.alive else self._least_loaded()
         if place is None or place.shard is None or place.room is None:

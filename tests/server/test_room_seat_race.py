@@ -66,8 +66,8 @@ async def test_a_person_who_sits_down_while_the_model_thinks_keeps_their_agent(m
     assert room._ready is not None and "goto_agent0_storage0" in room._ready.commands  # the stale decision arrived
     assert await room.step()
     actions = room.state()["last_step"]["actions"]
-    assert actions[0] == {"agent": 0, "command": mine, "ok": True, "reason": None, "by": "human", "idle": False,
-                          "wait": False, "source": "human"}
+    assert actions[0] == {"agent": 0, "command": mine, "ok": True, "reason": None, "code": None, "by": "human",
+                          "idle": False, "wait": False, "source": "human"}
     assert actions[1]["command"] == "goto_agent1_pot0" and actions[1]["by"] == "dispatcher"
     assert actions[1]["source"] == "model"  # the scripted model wrote it
     assert room.session.world.agent_location(0) == mine.split("_")[-1]

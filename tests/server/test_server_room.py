@@ -33,7 +33,7 @@ async def test_a_player_command_runs_at_the_next_step_and_the_dispatcher_the_res
     assert await room.step()
     last = room.state()["last_step"]
     assert last["actions"][0] == {"agent": 0, "command": "goto_agent0_storage0", "ok": True, "reason": None,
-                                  "by": "human", "idle": False, "wait": False, "source": "human"}
+                                  "code": None, "by": "human", "idle": False, "wait": False, "source": "human"}
     assert last["actions"][1]["by"] == "dispatcher" and not last["actions"][1]["idle"]
     assert room.session.world.agent_location(0) == "storage0"
     state = me.of_type("state")[-1]

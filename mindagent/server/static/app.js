@@ -91,6 +91,7 @@ const handlers = {
     fillLevels(msg.levels || [], msg.default_level);
     if (Number.isInteger(msg.agents)) $("create-agents").value = msg.agents;
     if (Array.isArray(msg.pace)) { $("create-tick").value = msg.pace[0]; $("create-human-tick").value = msg.pace[1]; }
+    fillChoices(msg.choices);
     renderRooms(msg.rooms || []);
     if (app.room) rejoin();
   },
@@ -168,20 +169,17 @@ function renderRooms(rooms) {
   for (const id of Object.keys(app.secrets)) {
     if (!known.has(id)) rooms.push({ room: id, private_link: true });
   }
-  if (!rooms.length) { box.append(el("p", { class: "muted", text: "No open rooms. An admin can create one below." })); return; }
+  if (!rooms.length) { box.append(el("p", { class: "muted", text: "No open rooms. Play a game of your own above." })); return; }
   rooms.forEach((room, index) => box.append(roomCard(room, index === 0)));
 }
 
 function roomCard(room, first) {
   const card = el("div", { class: "card room" + (first ? " first" : ""), "data-room": room.room });
   if (room.private_link) {
-    card.append(el("h3", { text: `Room ${room.room}` }), el("p", { class: "muted", text: "private room (invite link)" }));
+    card.append(el("h3", { text: "A private room" }), el("p", { class: "muted", text: "you have its invite link" }));
   } else {
-    card.append(
-      el("h3", { text: `${room.level} · ${room.agents} agents · tau ${room.tau}` }),
-      el("p", { class: "muted", text: `room ${room.room} · ${room.mode === "turns" ? "turns" : "real time, " + room.tick + "s a step"} · ` +
-        `${room.status} · step ${room.step}/${room.max_steps} · dispatcher ${room.model}` }),
-    );
+    card.append(el("h3", { text: `${room.level} · a team of ${room.agents}` }),
+      el("p", { class: "muted", text: `${paceText(room)} · ${statusWords(room)} · robot team: ${room.model}` }));
   }
   const secretInput = el("input", { type: "password", placeholder: "room secret", size: 14, value: app.secrets[room.room] || "" });
   const needsSecret = room.public === false || room.private_link;
@@ -212,6 +210,42 @@ function roomCard(room, first) {
   return card;
 }
 
+// A room's pace in words: the pace a person plays at (a room steps slower while people play).
+function paceText(room) {
+  if (room.mode === "turns") return "a step when everyone has chosen";
+  const every = room.human_tick ? Math.max(room.tick, room.human_tick) : room.tick;
+  return `a step every ${every} s`;
+}
+function statusWords(room) {
+  if (room.status === "running") return `playing, step ${room.step} of ${room.max_steps}`;
+  return room.status === "finished" ? "game over" : "waiting for players";
+}
+
+// The lobby's "play a game of your own" form: every choice and its bounds come from the server.
+function fillChoices(choices) {
+  const form = $("play-form");
+  form.hidden = !choices || !(choices.levels || []).length || !(choices.partners || []).length;
+  if (form.hidden) return;
+  const keep = (id) => $(id).value;
+  const was = { level: keep("play-level"), agents: keep("play-agents"), partner: keep("play-partner"), pace: keep("play-pace") };
+  const level = clear($("play-level"));
+  for (const l of choices.levels) {
+    const text = `${capital(pretty(l.level))}${l.difficulty ? " (" + l.difficulty + ")" : ""}`;
+    level.append(el("option", { value: l.level, text, selected: l.level === (was.level || choices.default_level) }));
+  }
+  const agents = clear($("play-agents"));
+  const [low, high] = choices.agents;
+  for (let n = low; n <= high; n++) {
+    agents.append(el("option", { value: String(n), text: n === 1 ? "just you" : `you and ${n - 1} robot${n > 2 ? "s" : ""}`,
+      selected: String(n) === (was.agents || String(choices.default_agents)) }));
+  }
+  const partner = clear($("play-partner"));
+  for (const p of choices.partners) partner.append(el("option", { value: p.id, text: p.label, selected: p.id === was.partner }));
+  const pace = clear($("play-pace"));
+  choices.paces.forEach((seconds, i) => pace.append(el("option", { value: String(seconds),
+    text: `a step every ${seconds} s${i === 0 ? " (usual)" : ""}`, selected: was.pace ? String(seconds) === was.pace : i === 0 })));
+}
+
 function showGame(on) {
   $("lobby").hidden = on;
   $("game").hidden = !on;
@@ -233,7 +267,7 @@ function showView3d(view) {
 
 function renderStatic(info) {
   const who = app.role === "player" ? `you play ${agentName(app.agent)}` : app.role === "head_chef" ? `you are the ${word("director")}` : "watching";
-  $("room-title").textContent = `${info.level} · room ${info.room} · ${who}`;
+  $("room-title").textContent = `${info.level} · ${who}`;
   document.title = `MindAgent ${word("title")} · ${who}`;
   renderWords();
   const recipes = clear($("recipes"));
@@ -276,8 +310,15 @@ function renderState(s) {
   if (s.dispatcher && s.dispatcher.reads) $("chef-help").textContent = s.dispatcher.reads; // what this room's dispatcher does with the words
   renderControls(s);
   startClock(s);
+  keepStickyClear();
+  // the next episode's play began: the last one's window would only block the board
+  if (!$("survey").hidden && app.lastResults && s.episode !== app.lastResults.episode && s.status === "running" && s.step > 0) {
+    $("survey").hidden = true;
+  }
   $("restart-inline").hidden = !(s.status === "finished" && app.role !== "spectator");
   $("survey-open").hidden = !(s.status === "finished" && $("survey").hidden);
+  // while a game runs the row is empty: it folds away, so the sticky figures take less room
+  $("status-buttons").hidden = s.status === "running" && $("restart-inline").hidden && $("survey-open").hidden;
 
 }
 
@@ -293,6 +334,12 @@ function renderWords() {
   $("failed-label").textContent = word("failed");
   $("active-label").textContent = word("open");
   $("score-label").textContent = word("score");
+}
+
+// Whatever the keyboard focuses scrolls into view below the sticky figures, not under them.
+function keepStickyClear() {
+  const height = $("sticky").offsetHeight;
+  document.documentElement.style.scrollPaddingTop = `${height + 8}px`;
 }
 
 function renderPace(s) {
@@ -498,6 +545,12 @@ function wire() {
   });
   $("ready").addEventListener("click", () => send({ type: "start" }));
   $("practice").addEventListener("click", () => send({ type: "practice" }));
+  $("play-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    send({ type: "play", level: $("play-level").value, agents: Number($("play-agents").value),
+      partner: $("play-partner").value, pace: Number($("play-pace").value) });
+  });
+  window.addEventListener("resize", () => { if (app.room) keepStickyClear(); });
   setInterval(() => { if (!app.room && app.ws && app.ws.readyState === WebSocket.OPEN) refreshRooms(); }, 5000);
 }
 

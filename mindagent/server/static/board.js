@@ -7,13 +7,14 @@
 
 const SVGNS = "http://www.w3.org/2000/svg";
 const KEY_POOL = "1234567890abcdefghijklmnopqrstuvwxyz";
-const board = { tiles: new Map(), selected: null, built: null, lastAnimated: null, labels: new Map(), groupsBuilt: null };
+const board = { tiles: new Map(), selected: null, built: null, lastAnimated: null, labels: new Map(), groupsBuilt: null,
+  tileOf: new Map(), lastRefusal: null };
 
 // ------------------------------------------------------------------ words
 const DEFAULT_WORDS = {
   title: "game", board: "Board", tables: "The game as tables", recipes: "How things are made",
   director: "director", director_example: "e.g. agent1, take the oldest order first",
-  director_help: "A language model reads anything; a built-in policy follows what it understands.",
+  director_help: "Every line gets a reply saying whether the team can follow it.",
   completed: "completed", failed: "missed", open: "open", busy: "busy", score: "team score",
   completed_line: "Completed {}!", failed_line: "{} missed.",
   completed_one: "order completed", completed_many: "orders completed", made_one: "item made", made_many: "items made",
@@ -73,7 +74,12 @@ function labelOf(command) {
   for (const a of actionsOf(app.lastState)) if (a.command === command) return a.label;
   return board.labels.get(command) || command;
 }
-function remember(actions) { for (const a of actions) board.labels.set(a.command, a.label); }
+function remember(actions) {
+  for (const a of actions) {
+    board.labels.set(a.command, a.label);
+    if (a.tile) board.tileOf.set(a.command, a.tile);
+  }
+}
 function tileKeys() {
   const used = new Set(groupsOf(actionsOf(app.lastState)).map((g) => g.key).filter((k) => k));
   return [...KEY_POOL].filter((k) => !used.has(k));
@@ -126,6 +132,7 @@ function buildBoard(s, tiles) {
       el("span", { class: "contents" }),
       el("span", { class: "progress" }),
       el("span", { class: "chefs" }),
+      el("span", { class: "why", hidden: true }),
     );
     if (Array.isArray(t.users)) tile.append(el("span", { class: "reach small", text: reachLine(t.users) }));
     box.append(tile);
@@ -201,6 +208,38 @@ function renderBoard(s) {
     }
   }
   animateOrders(s);
+  showRefusal(s);
+}
+
+// A refused command of the person's shows at once where they look: its tile flashes and says why in
+// a few words (the game's `page.reasons`, by reason code; the full sentence otherwise), the line
+// under the score says it too, and the event log keeps it. It stays until the next step.
+function showRefusal(s) {
+  const last = s.last_step;
+  const key = last ? `${s.room}:${s.episode}:${last.step}` : null;
+  if (key === board.lastRefusal) return;
+  board.lastRefusal = key;
+  for (const tile of board.tiles.values()) {
+    tile.classList.remove("refused");
+    const why = tile.querySelector(".why");
+    if (why) why.hidden = true;
+  }
+  $("refusal").textContent = "";
+  if (!last || app.role !== "player") return;
+  const mine = last.actions.find((a) => a.agent === app.agent && a.by === "human" && !a.ok && !a.idle);
+  if (!mine) return;
+  const reasons = pageInfo().reasons || {};
+  const words = (mine.code && reasons[mine.code]) || mine.reason || "not possible";
+  const what = labelOf(mine.command);
+  $("refusal").textContent = `Not done: ${what}. ${words}.`;
+  logEvent(`step ${last.step}: not done: ${what}. ${words}.`, "bad");
+  const tile = board.tiles.get(board.tileOf.get(mine.command));
+  if (!tile) return;
+  const why = tile.querySelector(".why");
+  why.textContent = words;
+  why.hidden = false;
+  tile.classList.remove("refused"); void tile.offsetWidth; tile.classList.add("refused");
+  tile.setAttribute("aria-label", `${tile.getAttribute("aria-label")}; not done: ${words}`);
 }
 
 // ---------------------------------------------------------------- orders
