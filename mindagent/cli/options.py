@@ -28,6 +28,9 @@ LEVEL = typer.Option(None, "--level", help="level name or path to a level file (
 MODEL = typer.Option("planner", "--model", "-m",
                      help="planner | random | policy:<DIR> | local[:name] | openai:<model> | anthropic:<model> | replay:<file>")
 BASE_URL = typer.Option(None, "--base-url", help="OpenAI-compatible server URL (vLLM, Ollama, llama.cpp server)")
+GRAMMAR_FIELD = typer.Option("auto", "--grammar-field",
+                             help="where an OpenAI-compatible server reads the command grammar: llama (llama.cpp's "
+                                  "'grammar'), vllm ('guided_grammar'), none, or auto (told from its model list)")
 MODEL_PATH = typer.Option(None, "--model-path", help="a GGUF file for the local backend")
 TEMPERATURE = typer.Option(0.1, "--temperature", min=0.0, max=2.0)
 MAX_TOKENS = typer.Option(100, "--max-tokens", min=1, max=32_000, help="cap on output tokens per call")

@@ -76,6 +76,9 @@ class Completion:
     model: str = ""
     #: Generation settings asked for but not sent (the Anthropic backend drops a refused temperature).
     not_sent: tuple[str, ...] = ()
+    #: How the caller's grammar constrained this answer: ``local`` (in-process llama.cpp), ``llama``
+    #: (a server's ``grammar`` field), ``vllm`` (``guided_grammar``); empty when it was not applied.
+    grammar_sent: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -273,6 +273,7 @@ class LocalClient:
             usage=Usage(prompt_tokens=int(usage.get("prompt_tokens", 0)), cached_tokens=cached,
                         output_tokens=int(usage.get("completion_tokens", 0)), latency_s=latency),
             model=self.model,
+            grammar_sent="local" if grammar is not None else "",
         )
 
     async def _run(self, payload: list[dict[str, str]], config: GenerationConfig,
