@@ -42,7 +42,8 @@ def run(
     repair: int = o.REPAIR, rules: str = o.RULES, recipes: Path | None = o.RECIPES,
     no_knowledge: bool = o.NO_KNOWLEDGE, no_recipes: bool = o.NO_RECIPES, no_instructions: bool = o.NO_INSTRUCTIONS,
     demo: str | None = o.DEMO, demo_agents: int | None = o.DEMO_AGENTS, no_feedback: bool = o.NO_FEEDBACK,
-    memory: int = o.MEMORY, dispatch: str = o.DISPATCH, plan_steps: int = o.PLAN_STEPS, goal_every: int = o.GOAL_EVERY,
+    memory: int = o.MEMORY, memory_budget: int = o.MEMORY_BUDGET, dispatch: str = o.DISPATCH,
+    plan_steps: int = o.PLAN_STEPS, goal_every: int = o.GOAL_EVERY,
     team: str = o.TEAM, control: str | None = o.CONTROL, partners: str = o.PARTNERS,
     subtask_executor: str = o.SUBTASK_EXECUTOR, threads: int | None = o.THREADS,
     out_dir: Path = typer.Option(Path("recordings"), "--out-dir", help="where the JSONL recording goes"),
@@ -56,7 +57,8 @@ def run(
         fail(f"--tau {tau} is not a number between 0.1 and 1000")
     spec = o.game_spec(domain, level, agents, tau, seed, rules, None, recipes, domain_options)
     settings = o.dispatch_settings(dispatch, plan_steps, goal_every, team, control, partners, subtask_executor)
-    prompt = o.prompt_config(spec.domain, no_knowledge, no_recipes, no_instructions, demo, demo_agents, no_feedback, memory)
+    prompt = o.prompt_config(spec.domain, no_knowledge, no_recipes, no_instructions, demo, demo_agents, no_feedback, memory,
+                             memory_budget)
     try:
         brain = make_brain(model, domains.get(spec.domain), seed=seed, base_url=base_url, model_path=model_path,
                            temperature=temperature, max_tokens=max_tokens, timeout_s=timeout, threads=threads,
