@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import re
+from dataclasses import replace
 
 import pytest
 from fakes import ScriptedModel
@@ -24,6 +25,7 @@ from mindagent.core.episode import run_episode
 from mindagent.dispatch.brains import LLMBrain
 from mindagent.dispatch.dispatcher import Dispatcher, DispatchSettings
 from mindagent.dispatch.prompt import PromptConfig
+from mindagent.llm import Message
 
 
 def kitchen(agents: int = 2, steps: int = 20) -> CuisineSession:
@@ -93,3 +95,15 @@ def test_the_accessors_fall_back_to_the_command_language() -> None:
 
     assert step_grammar_of(NoLegal()) == "root ::= \"x\"\n"  # type: ignore[arg-type]
     assert step_agent_grammar_of(NoLegal(), 0) == "root ::= \"y\"\n"  # type: ignore[arg-type]
+
+
+def test_a_call_records_how_its_answer_was_constrained() -> None:
+    class Constrained(ScriptedModel):
+        async def complete(self, messages, config, grammar=None):  # type: ignore[no-untyped-def]
+            out = await super().complete(messages, config, grammar)
+            return replace(out, grammar_sent="llama" if grammar else "")
+
+    brain = LLMBrain(Constrained(["noop_agent0"]))
+    with_grammar = asyncio.run(brain.ask([Message("user", "go")], 'root ::= "noop_agent0"\n'))
+    free = asyncio.run(brain.ask([Message("user", "go")], None))
+    assert with_grammar.to_dict()["grammar"] == "llama" and "grammar" not in free.to_dict()
