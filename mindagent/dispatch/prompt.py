@@ -97,7 +97,8 @@ def build_messages(
     memory: Sequence[Turn],
     current: str,
 ) -> list[Message]:
-    """Static prefix (system + demo, the last of which carries the cache mark), then memory, then now."""
+    """Static prefix (system + demo, the last of which carries the cache mark), then memory (its last
+    answer marked too in the growing layout, which the next prompt starts with), then now."""
     chosen = None if config.demo == "none" else demo
     if chosen is not None and config.demo == "few-step":
         chosen = chosen.few_step()
@@ -110,5 +111,7 @@ def build_messages(
     for turn in memory:
         dynamic.append(Message("user", turn.shown))
         dynamic.append(Message("assistant", turn.answered))
+    if dynamic and config.memory_budget:  # a growing window is the next prompt's prefix too: cache it
+        dynamic[-1] = Message("assistant", dynamic[-1].content, cache_prefix=True)
     dynamic.append(Message("user", current))
     return static + dynamic

@@ -54,8 +54,9 @@ Role = Literal["system", "user", "assistant"]
 class Message:
     role: Role
     content: str
-    # True on the last message of the static prefix: backends with prompt caching put their
-    # cache breakpoint here (Anthropic cache_control); others ignore it.
+    # True on the last message of a prefix the next call starts with (the static part; the growing
+    # memory window): backends with prompt caching put a cache breakpoint there (Anthropic
+    # cache_control); others ignore it.
     cache_prefix: bool = False
 
 

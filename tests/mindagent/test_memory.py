@@ -74,13 +74,18 @@ def test_each_prompt_extends_the_one_before_in_the_growing_layout() -> None:
     session.world.reset()
     model = ScriptedModel(["noop_agent0\nnoop_agent1"])
     asyncio.run(run_episode(session, Dispatcher.for_session(session, LLMBrain(model), PromptConfig())))
-    for before, after in zip(model.sent, model.sent[1:], strict=False):
+    texts = [[(m.role, m.content) for m in sent] for sent in model.sent]
+    for before, after in zip(texts, texts[1:], strict=False):
         assert after[: len(before)] == before
+    marked = [[k for k, m in enumerate(sent) if m.cache_prefix] for sent in model.sent]
+    assert len(marked[0]) == 1 and all(len(m) == 2 and m[1] == len(s) - 2 for m, s in zip(marked[1:], model.sent[1:],
+                                                                                           strict=True))
     sliding = ScriptedModel(["noop_agent0\nnoop_agent1"])
     session = CuisineSession(load_level("level_3"), n_agents=2, max_steps=6)
     session.world.reset()
     asyncio.run(run_episode(session, Dispatcher.for_session(session, LLMBrain(sliding), PromptConfig(memory_budget=0))))
     assert sliding.sent[4][: len(sliding.sent[3])] != sliding.sent[3]  # the window slid: the prefix broke
+    assert all(sum(m.cache_prefix for m in sent) == 1 for sent in sliding.sent)  # no mark on a sliding window
 
 
 def test_the_layout_is_written_only_when_it_is_not_the_papers() -> None:
