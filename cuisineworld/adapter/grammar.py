@@ -14,6 +14,7 @@ nothing of kitchens, and a domain with another command syntax hands its own gram
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 #: Verbs that take no argument (``noop_agentK``).
@@ -123,3 +124,34 @@ def command_pattern(space: CommandSpace, agent: int) -> str:
             if verb == ITEM_VERB and items:
                 alts.append(f"{head}_(?:{items})_(?:{locs})")
     return "(?:" + "|".join(alts) + ")"
+
+
+def legal_grammar(per_agent: Sequence[Sequence[str]]) -> str:
+    """The GBNF grammar of one dispatcher answer made only of commands legal now (legal-move
+    decoding): line K is exactly one of ``per_agent[K]`` (the session's ``legal_commands(K)``).
+
+    Why beside `command_grammar`: a well-formed command can still be impossible now (go to a
+    storage you stand at, get from an empty pot), and a small model given the whole command
+    language keeps writing those; limited to the legal ones, every line it writes is accepted.
+    Raises ValueError for an agent with no command at all (the caller adds the idle command).
+
+    Example: ``legal_grammar([["noop_agent0", "goto_agent0_pot0"], ["noop_agent1"]])`` →
+    ``root ::= line0 "\\n" line1`` / ``line0 ::= "noop_agent0" | "goto_agent0_pot0"`` / ...
+    """
+    if not per_agent:
+        raise ValueError("a legal-move grammar needs at least one agent")
+    rules = ["root ::= " + ' "\\n" '.join(f"line{k}" for k in range(len(per_agent)))]
+    for agent, commands in enumerate(per_agent):
+        choices = _unique(tuple(commands))
+        if not choices:
+            raise ValueError(f"agent{agent} has no legal command to choose from")
+        rules.append(f"line{agent} ::= " + " | ".join(gbnf_literal(c) for c in choices))
+    return "\n".join(rules) + "\n"
+
+
+def legal_agent_grammar(commands: Sequence[str]) -> str:
+    """The GBNF grammar of one command of one agent, chosen among ``commands`` (legal now)."""
+    choices = _unique(tuple(commands))
+    if not choices:
+        raise ValueError("no legal command to choose from")
+    return "root ::= " + " | ".join(gbnf_literal(c) for c in choices) + "\n"

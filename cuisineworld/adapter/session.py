@@ -9,7 +9,7 @@ from cuisineworld import Level, Outcome, Reason, World
 from cuisineworld.adapter import directing, page, view
 from cuisineworld.adapter.extraction import extract_commands
 from cuisineworld.adapter.goals import GoalExecutor, goal_menu
-from cuisineworld.adapter.grammar import CommandSpace, agent_grammar, command_grammar
+from cuisineworld.adapter.grammar import CommandSpace, agent_grammar, command_grammar, legal_agent_grammar, legal_grammar
 from cuisineworld.adapter.prompt_text import instructions_text, knowledge_text, recipes_text
 from cuisineworld.adapter.taskgraph import TaskExecutor, task_graph
 from cuisineworld.demos import Demo, DemoError, load_demo
@@ -137,6 +137,16 @@ class CuisineSession(DomainSession):
         items = list(self.level.base_ingredients) + [r.product for r in self.level.recipes]
         space = CommandSpace(self.n_agents, self.level.location_names, tuple(dict.fromkeys(items)))
         return agent_grammar(space, agent)
+
+    def legal_grammar(self) -> str:
+        """This step's answer, each agent's line one of its legal commands now."""
+        return legal_grammar([self._legal_or_idle(a) for a in range(self.n_agents)])
+
+    def legal_agent_grammar(self, agent: int) -> str:
+        return legal_agent_grammar(self._legal_or_idle(agent))
+
+    def _legal_or_idle(self, agent: int) -> list[str]:
+        return self.legal_commands(agent) or [self.idle_command(agent)]
 
     def task_graph(self) -> TaskGraph:
         return task_graph(self.world)

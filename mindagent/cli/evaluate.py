@@ -84,7 +84,8 @@ def evaluate(
     repair: int = o.REPAIR, rules: str = o.RULES,
     no_knowledge: bool = o.NO_KNOWLEDGE, no_recipes: bool = o.NO_RECIPES, no_instructions: bool = o.NO_INSTRUCTIONS,
     demo: str | None = o.DEMO, demo_agents: int | None = o.DEMO_AGENTS, no_feedback: bool = o.NO_FEEDBACK,
-    memory: int = o.MEMORY, dispatch: str = o.DISPATCH, plan_steps: int = o.PLAN_STEPS, goal_every: int = o.GOAL_EVERY,
+    memory: int = o.MEMORY, memory_budget: int = o.MEMORY_BUDGET, dispatch: str = o.DISPATCH,
+    plan_steps: int = o.PLAN_STEPS, goal_every: int = o.GOAL_EVERY,
     team: str = o.TEAM, control: str | None = o.CONTROL, partners: str = o.PARTNERS,
     subtask_executor: str = o.SUBTASK_EXECUTOR, threads: int | None = o.THREADS,
     domain_options: dict[str, object] | None = None,
@@ -162,7 +163,7 @@ def evaluate(
     config = EvalConfig(
         levels=level_list, agents=team_sizes, model=model, taus=tau_list, episodes=episodes, seed=seed, steps=steps,
         rules=rules, prompt=o.prompt_config(chosen.name, no_knowledge, no_recipes, no_instructions, demo, demo_agents,
-                                            no_feedback, memory),
+                                            no_feedback, memory, memory_budget),
         repair=repair, record_dir=str(record) if record else None, domain=chosen.name, options=dict(first.options),
         dispatch=o.dispatch_settings(dispatch, plan_steps, goal_every, team, control, partners, subtask_executor))
     if dry_run:

@@ -17,6 +17,7 @@ from mindagent.core import registry as domains
 from mindagent.core.domain import Domain, SpecError
 from mindagent.core.spec import GameSpec
 from mindagent.dispatch.dispatcher import DispatchSettings
+from mindagent.dispatch.memory import DEFAULT_BUDGET_TOKENS
 from mindagent.dispatch.partners import PARTNER_KINDS, parse_control
 from mindagent.dispatch.plans import DISPATCH_MODES, DispatchMode
 from mindagent.dispatch.prompt import DemoMode, PromptConfig
@@ -29,6 +30,9 @@ MODEL = typer.Option("planner", "--model", "-m",
                      help="planner | random | rule:first|urgent|random | policy:<DIR> | local[:name] | openai:<model> | "
                           "anthropic:<model> | replay:<file>")
 BASE_URL = typer.Option(None, "--base-url", help="OpenAI-compatible server URL (vLLM, Ollama, llama.cpp server)")
+GRAMMAR_FIELD = typer.Option("auto", "--grammar-field",
+                             help="where an OpenAI-compatible server reads the command grammar: llama (llama.cpp's "
+                                  "'grammar'), vllm ('guided_grammar'), none, or auto (told from its model list)")
 MODEL_PATH = typer.Option(None, "--model-path", help="a GGUF file for the local backend")
 TEMPERATURE = typer.Option(0.1, "--temperature", min=0.0, max=2.0)
 MAX_TOKENS = typer.Option(None, "--max-tokens", min=1, max=32_000,
@@ -44,7 +48,11 @@ NO_INSTRUCTIONS = typer.Option(False, "--no-instructions", help="drop the rules 
 DEMO = typer.Option(None, "--demo", help="full | few-step | none (default: full where the domain has a demo)")
 DEMO_AGENTS = typer.Option(None, "--demo-agents", min=1, max=4, help="use the demo made with this many agents")
 NO_FEEDBACK = typer.Option(False, "--no-feedback", help="do not tell the dispatcher why commands were refused")
-MEMORY = typer.Option(2, "--memory", min=0, max=60, help="previous (state, commands) pairs shown")
+MEMORY = typer.Option(2, "--memory", min=0, max=60, help="previous (state, commands) pairs shown (at least)")
+MEMORY_BUDGET = typer.Option(DEFAULT_BUDGET_TOKENS, "--memory-budget", min=0, max=1_000_000,
+                             help="growing memory: earlier turns are kept until about this many tokens, then the "
+                                  "window restarts with the last --memory turns (a prefix cache keeps working); 0: "
+                                  "the paper's sliding window of exactly --memory turns")
 DISPATCH = typer.Option("step", "--dispatch",
                         help="step (one command per agent per call) | plan (up to --plan-steps steps per call) | "
                              "goals (the model picks the team's dish, the domain's planner cooks)")
@@ -94,7 +102,8 @@ def print_world_notes(spec: GameSpec) -> None:
 
 
 def prompt_config(domain: str | None, no_knowledge: bool, no_recipes: bool, no_instructions: bool, demo: str | None,
-                  demo_agents: int | None, no_feedback: bool, memory: int) -> PromptConfig:
+                  demo_agents: int | None, no_feedback: bool, memory: int,
+                  memory_budget: int = DEFAULT_BUDGET_TOKENS) -> PromptConfig:
     """The prompt's components; a demo flag on a domain without demos is refused, not ignored."""
     chosen = domain_or_exit(domain)
     if demo is not None and demo not in ("full", "few-step", "none"):
@@ -103,7 +112,8 @@ def prompt_config(domain: str | None, no_knowledge: bool, no_recipes: bool, no_i
         fail(f"{chosen.name} has no one-shot demonstration; --demo and --demo-agents do not apply")
     mode: DemoMode = _DEMO_MODES[demo or "full"] if chosen.has_demo else "none"
     return PromptConfig(recipes=not no_recipes, instructions=not no_instructions, knowledge=not no_knowledge,
-                        demo=mode, demo_agents=demo_agents, feedback=not no_feedback, memory=memory)
+                        demo=mode, demo_agents=demo_agents, feedback=not no_feedback, memory=memory,
+                        memory_budget=memory_budget)
 
 
 def dispatch_settings(mode: str, plan_steps: int = 3, goal_every: int = 5, team: str = "central",

@@ -20,7 +20,7 @@ from mindagent.core import registry as domains
 from mindagent.core.capabilities import Scored
 from mindagent.core.domain import SpecError
 from mindagent.core.episode import EpisodeResult, run_episode
-from mindagent.dispatch.brains import PolicyBrain, generation_settings, make_brain
+from mindagent.dispatch.brains import LLMBrain, PolicyBrain, generation_settings, make_brain
 from mindagent.dispatch.dispatcher import Dispatcher
 from mindagent.llm.base import LLMError
 from mindagent.recordings.recording import CAP_ENV, Recorder, RecordingError, recording_path
@@ -37,11 +37,13 @@ def run(
     steps: int | None = typer.Option(None, "--steps", min=1,
                                      help="shorten the episode to this many steps (at most the level's length)"),
     model: str = o.MODEL, base_url: str | None = o.BASE_URL, model_path: str | None = o.MODEL_PATH,
+    grammar_field: str = o.GRAMMAR_FIELD,
     temperature: float = o.TEMPERATURE, max_tokens: int | None = o.MAX_TOKENS, timeout: float = o.TIMEOUT,
     repair: int = o.REPAIR, rules: str = o.RULES, recipes: Path | None = o.RECIPES,
     no_knowledge: bool = o.NO_KNOWLEDGE, no_recipes: bool = o.NO_RECIPES, no_instructions: bool = o.NO_INSTRUCTIONS,
     demo: str | None = o.DEMO, demo_agents: int | None = o.DEMO_AGENTS, no_feedback: bool = o.NO_FEEDBACK,
-    memory: int = o.MEMORY, dispatch: str = o.DISPATCH, plan_steps: int = o.PLAN_STEPS, goal_every: int = o.GOAL_EVERY,
+    memory: int = o.MEMORY, memory_budget: int = o.MEMORY_BUDGET, dispatch: str = o.DISPATCH,
+    plan_steps: int = o.PLAN_STEPS, goal_every: int = o.GOAL_EVERY,
     team: str = o.TEAM, control: str | None = o.CONTROL, partners: str = o.PARTNERS,
     subtask_executor: str = o.SUBTASK_EXECUTOR, threads: int | None = o.THREADS,
     out_dir: Path = typer.Option(Path("recordings"), "--out-dir", help="where the JSONL recording goes"),
@@ -55,14 +57,18 @@ def run(
         fail(f"--tau {tau} is not a number between 0.1 and 1000")
     spec = o.game_spec(domain, level, agents, tau, seed, rules, None, recipes, domain_options)
     settings = o.dispatch_settings(dispatch, plan_steps, goal_every, team, control, partners, subtask_executor)
-    prompt = o.prompt_config(spec.domain, no_knowledge, no_recipes, no_instructions, demo, demo_agents, no_feedback, memory)
+    prompt = o.prompt_config(spec.domain, no_knowledge, no_recipes, no_instructions, demo, demo_agents, no_feedback, memory,
+                             memory_budget)
     try:
         brain = make_brain(model, domains.get(spec.domain), seed=seed, base_url=base_url, model_path=model_path,
-                           temperature=temperature, max_tokens=max_tokens, timeout_s=timeout, threads=threads)
+                           temperature=temperature, max_tokens=max_tokens, timeout_s=timeout, threads=threads,
+                           grammar_field=grammar_field)
     except (SpecError, LLMError) as exc:  # a bad --model spec: one line, no traceback
         fail(str(exc))
     generation = generation_settings(model, base_url=base_url, temperature=temperature, max_tokens=max_tokens,
                                      brain=brain)
+    if grammar_field != "auto" and isinstance(brain, LLMBrain):
+        generation["grammar_field"] = grammar_field
     if out_dir.exists() and not out_dir.is_dir():
         fail(f"--out-dir {out_dir} is not a folder")
     session = domains.make_session(spec)

@@ -35,6 +35,26 @@ class Grammars(Protocol):
 
 
 @runtime_checkable
+class LegalGrammars(Protocol):
+    """Legal-move decoding: GBNF grammars of only the commands legal now (`legal_commands`).
+
+    `Grammars` describes the command language (what a plan of future steps may say); this one
+    describes this step, so a constrained model cannot write a command the game would refuse
+    alone. The dispatcher prefers it for one step's answer and keeps `Grammars` for plans.
+    """
+
+    def legal_grammar(self) -> str | None:
+        """One whole answer of the team, each agent's line one of its legal commands now.
+
+        Example: line0 one of ``noop_agent0 | goto_agent0_pot0``, line1 one of agent1's."""
+        ...
+
+    def legal_agent_grammar(self, agent: int) -> str | None:
+        """One command of agent `agent` alone, one of its legal commands now."""
+        ...
+
+
+@runtime_checkable
 class GoalMode(Protocol):
     """``--dispatch goals``: the model chooses what the team works on; the game's executor acts.
 
@@ -192,6 +212,19 @@ def agent_grammar_of(session: DomainSession, agent: int) -> str | None:
     return session.agent_grammar(agent) if isinstance(session, Grammars) else None
 
 
+def step_grammar_of(session: DomainSession) -> str | None:
+    """The grammar of this step's whole answer: the legal moves when the game offers them, else
+    its command language (None: the game offers neither)."""
+    legal = session.legal_grammar() if isinstance(session, LegalGrammars) else None
+    return legal if legal is not None else grammar_of(session)
+
+
+def step_agent_grammar_of(session: DomainSession, agent: int) -> str | None:
+    """One agent's command this step: its legal moves when offered, else its command language."""
+    legal = session.legal_agent_grammar(agent) if isinstance(session, LegalGrammars) else None
+    return legal if legal is not None else agent_grammar_of(session, agent)
+
+
 def goal_menu_of(session: DomainSession) -> GoalMenu | None:
     return session.goal_menu() if isinstance(session, GoalMode) else None
 
@@ -249,11 +282,12 @@ class LevelDifficulty(Protocol):
 DOMAIN_CAPABILITIES: tuple[type, ...] = (PageAssets, RealTimePace, LevelDifficulty)
 
 #: Every session capability, for listings and the conformance suite.
-SESSION_CAPABILITIES: tuple[type, ...] = (Grammars, GoalMode, TaskGraphMode, AgentPrompts, Demos, Replayable, LiveView,
-                                          PageActions, Scored, Directable)
+SESSION_CAPABILITIES: tuple[type, ...] = (Grammars, LegalGrammars, GoalMode, TaskGraphMode, AgentPrompts, Demos,
+                                          Replayable, LiveView, PageActions, Scored, Directable)
 
 __all__ = ["ASSET_MAX_BYTES", "ASSET_NAME", "ASSET_SUFFIXES", "ActsFor", "AgentPrompts", "DOMAIN_CAPABILITIES",
-           "Demos", "Directable", "GoalMode", "Grammars", "LevelDifficulty", "LiveView", "PageActions", "PageAssets",
-           "RealTimePace", "Replayable", "SESSION_CAPABILITIES", "Scored", "TakesReplies", "TaskGraphMode",
-           "agent_grammar_of", "agent_prompt_parts_of", "demo_of", "goal_menu_of", "grammar_of", "policy_commands",
-           "policy_replies", "task_graph_of"]
+           "Demos", "Directable", "GoalMode", "Grammars", "LegalGrammars", "LevelDifficulty", "LiveView",
+           "PageActions", "PageAssets", "RealTimePace", "Replayable", "SESSION_CAPABILITIES", "Scored",
+           "TakesReplies", "TaskGraphMode", "agent_grammar_of", "agent_prompt_parts_of", "demo_of", "goal_menu_of",
+           "grammar_of", "policy_commands", "policy_replies", "step_agent_grammar_of", "step_grammar_of",
+           "task_graph_of"]

@@ -20,6 +20,7 @@ from mindagent.core.capabilities import (
     Directable,
     GoalMode,
     Grammars,
+    LegalGrammars,
     LiveView,
     PageActions,
     PageAssets,
@@ -36,7 +37,8 @@ if TYPE_CHECKING:
 
 CHECK = "capabilities"
 DEMANDS = ("each declared capability answers as its protocol promises: grammars are GBNF text with a root rule "
-           "(or None), goal menus list text options, task graphs are TaskGraphs with an executor, per-agent prompt "
+           "(or None) and a legal-move grammar names every legal command, goal menus list text options, task graphs "
+           "are TaskGraphs with an executor, per-agent prompt "
            "parts are PromptParts, demos have steps and an intro, a Replayable session restored from a reset twin's "
            "header shows the same state, direction names map to their parts and a legal command makes one of them or "
            "nothing")
@@ -44,7 +46,7 @@ DEMANDS = ("each declared capability answers as its protocol promises: grammars 
 
 def declared(session: DomainSession) -> list[str]:
     """The names of the capabilities a session declares, in a fixed order."""
-    kinds = (("grammars", Grammars), ("goals", GoalMode), ("task_graph", TaskGraphMode),
+    kinds = (("grammars", Grammars), ("legal_grammars", LegalGrammars), ("goals", GoalMode), ("task_graph", TaskGraphMode),
              ("agent_prompts", AgentPrompts), ("demos", Demos), ("replay", Replayable), ("live_view", LiveView),
              ("page_actions", PageActions), ("scored", Scored), ("directions", Directable))
     return [name for name, kind in kinds if isinstance(session, kind)]
@@ -73,6 +75,19 @@ def _grammar_ok(text: object) -> bool:
     return text is None or (isinstance(text, str) and "root" in text and "::=" in text)
 
 
+def _check_legal_grammars(run: _Run, session: DomainSession, s: LegalGrammars) -> None:
+    """Legal-move grammars (`s` is `session`) are GBNF text that offers every command legal now."""
+    if not _grammar_ok(s.legal_grammar()):
+        raise run.fail(CHECK, "legal_grammar() must be GBNF text with a root rule, or None", session)
+    for agent in range(session.n_agents):
+        text = s.legal_agent_grammar(agent)
+        if not _grammar_ok(text):
+            raise run.fail(CHECK, f"legal_agent_grammar({agent}) must be GBNF text with a root rule, or None", session)
+        missing = [c for c in session.legal_commands(agent) if text is not None and c not in text]
+        if missing:
+            raise run.fail(CHECK, f"legal_agent_grammar({agent}) leaves out legal {missing[0]!r}", session)
+
+
 async def check_capabilities(run: _Run, s: DomainSession, start: tuple[Mapping[str, JSON], str, object] | None) -> None:
     """`start` is another session's episode header, state text and orders right after a reset
     (None for a live world: no replay check); a Replayable `s` restored from it must show them."""
@@ -84,6 +99,8 @@ async def check_capabilities(run: _Run, s: DomainSession, start: tuple[Mapping[s
         for agent in range(s.n_agents):
             if not _grammar_ok(s.agent_grammar(agent)):
                 raise run.fail(CHECK, f"agent_grammar({agent}) must be GBNF text with a root rule, or None", s)
+    if isinstance(s, LegalGrammars):
+        _check_legal_grammars(run, s, s)
     if isinstance(s, GoalMode):
         menu = s.goal_menu()
         if menu is not None and (not isinstance(menu, GoalMenu) or not all(isinstance(o, str) for o in menu.options)):

@@ -15,7 +15,6 @@ from typing import overload
 from mindagent.core.directions import directions_of, hold
 from mindagent.core.domain import DomainSession, DomainStep
 from mindagent.dispatch.dispatcher import Decision, Dispatcher
-from mindagent.dispatch.memory import Memory
 from mindagent.dispatch.modes import DispatchMode, mode_for
 from mindagent.dispatch.plans import Plan
 from mindagent.recordings.recording import Recorder
@@ -60,14 +59,14 @@ class Episode:
         self.session = session
         self.dispatcher = dispatcher
         self.recorder = recorder
-        self.memory = Memory(dispatcher.prompt.memory)
+        self.memory = dispatcher.prompt.new_memory()
         self.feedback: list[str] = []
         self.totals = EpisodeResult(0, 0, 0, 0)
         self.finished = False
         self.plan: Plan | None = None
         self.plans_made = 0
         #: decentral mode: each agent's own turns, and what the agents said at the last step
-        self.agent_memory = {a: Memory(dispatcher.prompt.memory) for a in range(session.n_agents)}
+        self.agent_memory = {a: dispatcher.prompt.new_memory() for a in range(session.n_agents)}
         self.heard: dict[str, str] = {}
         #: task graph with the model executor: what each agent is told about its last answer
         self.executor_notes: dict[int, list[str]] = {}

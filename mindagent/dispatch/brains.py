@@ -102,8 +102,9 @@ class LLMBrain:
         if len(text) > MAX_REPLY_CHARS:
             log.warning("model reply of %d characters cut to %d", len(text), MAX_REPLY_CHARS)
             return Call(list(messages), text[:MAX_REPLY_CHARS], out.usage, truncated_from=len(text),
-                        served_model=served, not_sent=out.not_sent)
-        return Call(list(messages), text, out.usage, served_model=served, not_sent=out.not_sent)
+                        served_model=served, not_sent=out.not_sent, grammar=out.grammar_sent or None)
+        return Call(list(messages), text, out.usage, served_model=served, not_sent=out.not_sent,
+                    grammar=out.grammar_sent or None)
 
     async def aclose(self) -> None:
         await self.client.aclose()
@@ -142,7 +143,7 @@ Brain = LLMBrain | PolicyBrain | RuleBrain
 def make_brain(model: str, domain: Domain, *, seed: int = 0, base_url: str | None = None,
                model_path: str | None = None, temperature: float = 0.1, max_tokens: int | None = None,
                timeout_s: float = 60.0, threads: int | None = None, gate: Gate | None = None,
-               retries: int = 4, max_retry_after_s: float = 30.0) -> Brain:
+               retries: int = 4, max_retry_after_s: float = 30.0, grammar_field: str = "auto") -> Brain:
     """A built-in policy of `domain` (``planner``, ``random``), a trained one (``policy:DIR/model.zip``,
     loaded by the domain, which refuses it if it has no trained policies), a rule chooser
     (``rule:first|urgent|random``) or any `mindagent.llm` spec.
@@ -161,7 +162,8 @@ def make_brain(model: str, domain: Domain, *, seed: int = 0, base_url: str | Non
         return PolicyBrain(domain.make_policy(model, seed))
     from mindagent.llm import make_client
 
-    client = make_client(model, base_url=base_url, model_path=model_path, threads=threads, gate=gate)
+    client = make_client(model, base_url=base_url, model_path=model_path, threads=threads, gate=gate,
+                         grammar_field=grammar_field)
     limit = max_tokens if max_tokens is not None else token_budget(2)
     return LLMBrain(client, GenerationConfig(temperature=temperature, max_tokens=limit, timeout_s=timeout_s, seed=seed,
                                              max_retries=retries, max_retry_after_s=max_retry_after_s),

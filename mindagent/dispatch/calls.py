@@ -28,6 +28,9 @@ class Call:
     served_model: str | None = None
     #: Generation settings asked for but not sent (a temperature the model refused).
     not_sent: tuple[str, ...] = ()
+    #: How the grammar constrained the answer (``local``, or the server field: ``llama``, ``vllm``);
+    #: None when the answer was free text (`mindagent.llm.base.Completion.grammar_sent`).
+    grammar: str | None = None
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -44,4 +47,5 @@ class Call:
             **({"truncated_from": self.truncated_from} if self.truncated_from else {}),
             **({"served_model": self.served_model} if self.served_model else {}),
             **({"not_sent": list(self.not_sent)} if self.not_sent else {}),
+            **({"grammar": self.grammar} if self.grammar else {}),
         }

@@ -12,11 +12,12 @@ from dataclasses import dataclass, field
 from mindagent.core.capabilities import (
     GoalMode,
     TaskGraphMode,
-    agent_grammar_of,
     agent_prompt_parts_of,
     demo_of,
     goal_menu_of,
     grammar_of,
+    step_agent_grammar_of,
+    step_grammar_of,
     task_graph_of,
 )
 from mindagent.core.demo import Demo
@@ -298,7 +299,7 @@ class Dispatcher:
             team = {names[k]: s for k, s in sorted(plan.assignment.items()) if k != agent}
             turn = subtask_turn(shown, names[agent], subtask, team, notes.get(agent, ()))
             messages = build_messages(session.prompt_parts(), self.prompt, None, [], turn)
-            call = await self.brain.ask(messages, agent_grammar_of(session, agent))
+            call = await self.brain.ask(messages, step_agent_grammar_of(session, agent))
             calls.append(call)
             mine = self.mine(session, session.extract_commands(call.text), [agent])[:1]
             if not mine:
@@ -333,7 +334,7 @@ class Dispatcher:
             turn = agent_turn(shown, names[agent], others, {a: m for a, m in heard.items() if a != names[agent]})
             memory = memories.get(agent) or Memory(0)
             messages = build_messages(agent_prompt_parts_of(session, agent), self.prompt, self.demo, memory.turns(), turn)
-            one = agent_grammar_of(session, agent)
+            one = step_agent_grammar_of(session, agent)
             call = await self.brain.ask(messages, agent_answer_grammar(one) if one else None, lines=2)  # + say:
             calls.append(call)
             mine = self.mine(session, session.extract_commands(call.text), [agent])[:1]
@@ -370,7 +371,7 @@ class Dispatcher:
         if not isinstance(self.brain, LLMBrain):
             raise ValueError(f"{self.brain.name} has no commands to write (it chooses from menus)")
         messages, shown = self.messages(session, memory, feedback, head_chef, people)
-        grammar = grammar_of(session)
+        grammar = step_grammar_of(session)  # the legal moves now, where the game offers them
         team = session.n_agents if controlled is None else len(controlled)
         calls = [await self.brain.ask(messages, grammar, lines=team)]
         commands, verdicts = self._read(session, calls[-1].text, controlled)

@@ -13,7 +13,7 @@ from typing import Literal
 
 from mindagent.core.demo import Demo
 from mindagent.core.domain import PromptParts
-from mindagent.dispatch.memory import Turn
+from mindagent.dispatch.memory import DEFAULT_BUDGET_TOKENS, Memory, Turn
 from mindagent.llm.base import Message
 
 DemoMode = Literal["full", "few-step", "none"]
@@ -32,9 +32,20 @@ class PromptConfig:
     demo_agents: int | None = None
     feedback: bool = True
     memory: int = 2
+    #: The growing memory window's token budget; 0 is the paper's sliding window (`Memory`).
+    memory_budget: int = DEFAULT_BUDGET_TOKENS
 
     def to_dict(self) -> dict[str, object]:
-        return asdict(self)
+        """Every field; the budget only when it is not the paper's sliding window (0), so results
+        files and recordings written before the growing layout still match their settings."""
+        out = asdict(self)
+        if not self.memory_budget:
+            del out["memory_budget"]
+        return out
+
+    def new_memory(self) -> Memory:
+        """An empty memory in this prompt's layout."""
+        return Memory(self.memory, self.memory_budget)
 
 
 def format_turn(step: int, state: str, feedback: Sequence[str] | None, head_chef: Sequence[str] = (),
@@ -100,7 +111,8 @@ def build_messages(
     memory: Sequence[Turn],
     current: str,
 ) -> list[Message]:
-    """Static prefix (system + demo, the last of which carries the cache mark), then memory, then now."""
+    """Static prefix (system + demo, the last of which carries the cache mark), then memory (its last
+    answer marked too in the growing layout, which the next prompt starts with), then now."""
     chosen = None if config.demo == "none" else demo
     if chosen is not None and config.demo == "few-step":
         chosen = chosen.few_step()
@@ -113,5 +125,7 @@ def build_messages(
     for turn in memory:
         dynamic.append(Message("user", turn.shown))
         dynamic.append(Message("assistant", turn.answered))
+    if dynamic and config.memory_budget:  # a growing window is the next prompt's prefix too: cache it
+        dynamic[-1] = Message("assistant", dynamic[-1].content, cache_prefix=True)
     dynamic.append(Message("user", current))
     return static + dynamic

@@ -88,12 +88,15 @@ def make_client(
     http_client: Any = None,
     threads: int | None = None,
     gate: Gate | None = None,
+    grammar_field: str = "auto",
 ) -> LLMClient:
     """Build the backend a spec names; `BadRequest` (listing the accepted forms) for anything else.
 
     ``base_url`` applies to ``openai:``/``anthropic:``, ``model_path`` and ``threads`` to ``local``, and
     ``http_client`` (the httpx client class the installed SDK uses) and ``gate`` (the request budget
-    shared with every other caller of this backend, `mindagent.llm.ratelimit`) to the network backends.
+    shared with every other caller of this backend, `mindagent.llm.ratelimit`) to the network backends;
+    ``grammar_field`` (``auto``, ``llama``, ``vllm``, ``none``) tells ``openai:`` where a server reads a
+    GBNF grammar (`mindagent.llm.openai_backend`).
     Nothing is contacted or loaded here; a missing key or model surfaces as an LLMError on the
     first call, except a local model name (`BadRequest`) or file (`ModelUnavailable`) that
     plainly does not exist, or a replay cassette that cannot be read.
@@ -111,7 +114,7 @@ def make_client(
             raise _bad_spec(spec, "openai needs a model name")
         from mindagent.llm.openai_backend import OpenAIClient
 
-        return OpenAIClient(arg, base_url=base_url, http_client=http_client, gate=gate)
+        return OpenAIClient(arg, base_url=base_url, http_client=http_client, gate=gate, grammar_field=grammar_field)
     if kind == "local":
         from mindagent.llm.local_backend import LocalClient
 

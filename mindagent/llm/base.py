@@ -57,8 +57,9 @@ Role = Literal["system", "user", "assistant"]
 class Message:
     role: Role
     content: str
-    # True on the last message of the static prefix: backends with prompt caching put their
-    # cache breakpoint here (Anthropic cache_control); others ignore it.
+    # True on the last message of a prefix the next call starts with (the static part; the growing
+    # memory window): backends with prompt caching put a cache breakpoint there (Anthropic
+    # cache_control); others ignore it.
     cache_prefix: bool = False
 
 
@@ -82,6 +83,9 @@ class Completion:
     #: Why generation stopped, as the backend said (``stop``, ``length``, Anthropic's ``max_tokens``...);
     #: empty when unknown. A reply that stopped at max_tokens is cut (`CUT_REASONS`).
     finish_reason: str = ""
+    #: How the caller's grammar constrained this answer: ``local`` (in-process llama.cpp), ``llama``
+    #: (a server's ``grammar`` field), ``vllm`` (``guided_grammar``); empty when it was not applied.
+    grammar_sent: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,9 +10,15 @@ objects are cached per (path, n_ctx, threads) and each is used by one thread at 
 contexts are not thread-safe). `llama_cpp` is imported only when a model is needed.
 
 Time limits and cancellation: a call runs on its own daemon thread, so neither a timeout nor a
-server stopping waits for it (the default executor would be joined at shutdown). The thread is
-told to stop through llama.cpp's abort callback (checked inside every decode: prompt batches and
-each generated token), so a cancelled call frees the model within a fraction of a second.
+server stopping waits for it (the default executor would be joined at shutdown). A call whose
+caller stopped waiting (its deadline passed, or a room's decision timer cancelled it) is
+*abandoned*, not aborted: the thread finishes it and its result is dropped, because what it
+evaluated is the prompt cache the next call reuses (aborting it would reset the context and
+leave every later call cold, so each would time out in turn). The next call waits for it on
+the model's lock; an abandoned call that has not started yet is skipped. Only `aclose` (the
+client closing: a run ending, a room closing) stops calls inside llama.cpp, through its abort
+callback (checked inside every decode), so a closing client frees the model within a fraction
+of a second.
 
 Threads default to 1: llama.cpp's OpenMP workers busy-wait, which on a shared machine is several
 times slower than one thread (measured in benchmarks/local_latency.py).
@@ -71,7 +77,17 @@ _INSTALL_LOCAL = "pip install 'llama-cpp-python==0.3.36'"
 
 
 class _Cancelled(Exception):
-    """The call's cancel flag was set while llama.cpp worked (timeout or shutdown)."""
+    """The call's cancel flag was set while llama.cpp worked (the client closing), or the call was
+    abandoned before it started."""
+
+
+@dataclass(frozen=True)
+class _Flags:
+    """One call's signals to its thread: `cancel` stops it inside llama.cpp (the client closes);
+    `abandoned` says no one waits for its answer (finish it only if it already started)."""
+
+    cancel: threading.Event
+    abandoned: threading.Event
 
 
 @dataclass
@@ -206,19 +222,21 @@ class LocalClient:
         info = CATALOG[name][0] if self._model_path is None else None
         self._chat_format = chat_format or (info.chat_format if info else None)
         self._fold_system = bool(info and info.fold_system)
-        self._calls: dict[threading.Thread, threading.Event] = {}  # running calls and their cancel flags
+        self._calls: dict[threading.Thread, _Flags] = {}  # running calls and their flags
 
     def _generate(self, messages: list[dict[str, str]], config: GenerationConfig,
-                  grammar: str | None, cancel: threading.Event) -> tuple[dict[str, Any], int]:
+                  grammar: str | None, cancel: threading.Event,
+                  abandoned: threading.Event | None = None) -> tuple[dict[str, Any], int]:
         """Blocking: load (once), then one chat completion under the model's lock.
 
-        Returns the response and how many prompt tokens came from the KV cache."""
+        Returns the response and how many prompt tokens came from the KV cache. A call abandoned
+        while it waited for the lock is skipped (`_Cancelled`); one already running finishes."""
         path = self._model_path or resolve_model_path(self._model_name)
         loaded = _load(path, self._n_ctx, self._chat_format, self.threads)  # ModelUnavailable if no llama_cpp
         from llama_cpp.llama_grammar import LlamaGrammar
 
         with loaded.lock:
-            if cancel.is_set():
+            if cancel.is_set() or (abandoned is not None and abandoned.is_set()):
                 raise _Cancelled
             llm = loaded.llm
             before = list(llm._input_ids[: llm.n_tokens])
@@ -274,39 +292,44 @@ class LocalClient:
                         output_tokens=int(usage.get("completion_tokens", 0)), latency_s=latency),
             model=self.model,
             finish_reason=str(choice.get("finish_reason") or ""),
+            grammar_sent="local" if grammar is not None else "",
         )
 
     async def _run(self, payload: list[dict[str, str]], config: GenerationConfig,
                    grammar: str | None) -> tuple[dict[str, Any], int]:
-        """`_generate` on a daemon thread, within ``config.timeout_s``; cancelling the awaiting
-        task (a room closing, Ctrl-C) or the deadline sets the thread's cancel flag and returns
-        at once, without waiting for llama.cpp to notice (`aclose` waits for it, briefly)."""
+        """`_generate` on a daemon thread, within ``config.timeout_s``; the deadline or a cancelled
+        awaiting task (a room's decision timer, Ctrl-C) abandons the call and returns at once: the
+        thread finishes it in the background, so the prompt it evaluated stays cached for the
+        next call (see the module docstring); `aclose` stops it."""
         loop = asyncio.get_running_loop()
         done: asyncio.Future[tuple[dict[str, Any], int]] = loop.create_future()
-        cancel = threading.Event()
+        flags = _Flags(threading.Event(), threading.Event())
 
         def work() -> None:
             try:
-                result: tuple[dict[str, Any], int] | BaseException = self._generate(payload, config, grammar, cancel)
+                result: tuple[dict[str, Any], int] | BaseException = self._generate(
+                    payload, config, grammar, flags.cancel, flags.abandoned)
             except BaseException as exc:  # noqa: BLE001 - handed to the awaiting task
                 result = exc
+            if flags.abandoned.is_set() and not isinstance(result, BaseException):
+                log.debug("%s: an abandoned call finished; its prompt stays cached", self.name)
             _hand_back(loop, done, result, self.name)
 
         thread = threading.Thread(target=work, name=f"{self.name} call", daemon=True)
-        self._calls = {t: c for t, c in self._calls.items() if t.is_alive()}  # forget finished calls
-        self._calls[thread] = cancel
+        self._calls = {t: f for t, f in self._calls.items() if t.is_alive()}  # forget finished calls
+        self._calls[thread] = flags
         thread.start()
         try:
             async with deadline(config.timeout_s, self.name):
                 return await asyncio.shield(done)
         except ModelTimeout:
-            cancel.set()
+            flags.abandoned.set()
             done.cancel()  # the worker's late result is dropped, not left unretrieved
             raise
         except _Cancelled:
             raise ModelTimeout(f"{self.name}: the call was cancelled") from None
         except asyncio.CancelledError:
-            cancel.set()
+            flags.abandoned.set()
             done.cancel()
             raise
 
@@ -320,8 +343,8 @@ class LocalClient:
         The model itself is shared by rooms and stays loaded (`unload_models` frees it); what must
         not outlive the client is a thread still decoding for a call that timed out, which would
         otherwise report to an event loop that `asyncio.run` has already closed."""
-        for cancel in self._calls.values():
-            cancel.set()
+        for flags in self._calls.values():
+            flags.cancel.set()
         waited = 0.0
         while any(t.is_alive() for t in self._calls) and waited < CLOSE_WAIT_S:
             await asyncio.sleep(_CLOSE_POLL_S)

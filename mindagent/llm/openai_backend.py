@@ -4,6 +4,17 @@ One backend covers the hosted API and local servers (vLLM, Ollama, llama.cpp's s
 ``python -m llama_cpp.server``): pass ``base_url``. Such servers rarely check keys, so a dummy
 key is used when none is set, rather than making people export a fake one.
 OpenAI caches long prompt prefixes automatically; `Message.cache_prefix` needs no marker here.
+
+Grammars: the hosted API takes no GBNF grammar, but llama.cpp's servers take one in the request
+body's ``grammar`` field and vLLM in ``guided_grammar``, so a caller's grammar is sent in
+whichever field the server reads (`GRAMMAR_FIELDS`): named with ``grammar_field`` or, by default,
+told from the server's model list (``owned_by``) on the first call that has a grammar. The
+`Completion` says which field carried it (``grammar_sent``), so a recording shows whether the
+model's answer was constrained.
+
+Cached tokens: OpenAI reports them as ``usage.prompt_tokens_details.cached_tokens``; llama.cpp's
+``llama-server`` as ``timings.cache_n`` beside ``timings.prompt_n`` (the tokens it evaluated).
+``python -m llama_cpp.server`` reports neither, so its calls record 0.
 """
 
 from __future__ import annotations
@@ -14,10 +25,11 @@ import os
 import random
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal, get_args
 
 from mindagent.llm.base import (
     AuthFailed,
+    BadRequest,
     Completion,
     GenerationConfig,
     Message,
@@ -46,23 +58,51 @@ API_KEY_ENV = "OPENAI_API_KEY"
 DUMMY_KEY = "not-needed"
 
 
-def map_usage(usage: Any, latency_s: float) -> Usage:
-    """Chat Completions usage; ``prompt_tokens_details`` (cache hits) is missing on many servers."""
+#: How a grammar reaches the server: llama.cpp's ``grammar`` field, vLLM's ``guided_grammar``, not at
+#: all (``none``), or told from the server (``auto``, the default).
+GrammarField = Literal["auto", "llama", "vllm", "none"]
+GRAMMAR_FIELDS: tuple[str, ...] = get_args(GrammarField)
+#: The request body key each field name stands for.
+_BODY_KEY = {"llama": "grammar", "vllm": "guided_grammar"}
+#: ``owned_by`` in a server's model list -> the grammar field it reads (llama.cpp's server says
+#: "llamacpp", ``python -m llama_cpp.server`` says "me", vLLM says "vllm").
+_OWNERS = {"llamacpp": "llama", "me": "llama", "vllm": "vllm"}
+#: Longest wait for the model list when telling which grammar field a server reads.
+PROBE_TIMEOUT_S = 5.0
+
+
+def _int(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def _cached(usage: Any, timings: object) -> int:
+    """Cache hits from ``prompt_tokens_details.cached_tokens`` (OpenAI, newer servers), else from
+    llama-server's ``timings.cache_n``; 0 when the server says neither."""
+    details = getattr(usage, "prompt_tokens_details", None) if usage is not None else None
+    if isinstance(details, dict):  # some servers' details reach the SDK as a plain mapping
+        cached = _int(details.get("cached_tokens"))
+    else:
+        cached = _int(getattr(details, "cached_tokens", None))
+    if not cached and isinstance(timings, dict):
+        cached = _int(timings.get("cache_n"))
+    return cached
+
+
+def map_usage(usage: Any, latency_s: float, timings: object = None) -> Usage:
+    """Chat Completions usage; cache hits (`_cached`) are missing on many servers."""
     if usage is None:
-        return Usage(latency_s=latency_s)
-    details = getattr(usage, "prompt_tokens_details", None)
-    cached = getattr(details, "cached_tokens", None) if details is not None else None
+        return Usage(cached_tokens=_cached(None, timings), latency_s=latency_s)
     return Usage(
         prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-        cached_tokens=int(cached or 0),
+        cached_tokens=_cached(usage, timings),
         output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
         latency_s=latency_s,
     )
 
 
-def _reply_parts(resp: Any) -> tuple[str, Any, str | None, object]:
-    """(text, usage, model, finish reason) of a chat completion; raises for anything else (`well_formed` turns
-    that into a retried `MalformedReply`)."""
+def _reply_parts(resp: Any) -> tuple[str, Any, str | None, object, object]:
+    """(text, usage, model, finish reason, llama-server timings) of a chat completion; raises for
+    anything else (`well_formed` turns that into a retried `MalformedReply`)."""
     if not resp.choices:
         raise ValueError("the response has no choices")
     text = resp.choices[0].message.content
@@ -70,7 +110,8 @@ def _reply_parts(resp: Any) -> tuple[str, Any, str | None, object]:
         raise TypeError(f"message content is {type(text).__name__}")
     model = getattr(resp, "model", None)
     finish = getattr(resp.choices[0], "finish_reason", None)
-    return text or "", resp.usage, model if isinstance(model, str) else None, finish
+    timings = getattr(resp, "timings", None)  # an extra field the SDK keeps as given
+    return text or "", resp.usage, model if isinstance(model, str) else None, finish, timings
 
 
 class OpenAIClient:
@@ -89,7 +130,10 @@ class OpenAIClient:
         sleep: Sleep | None = None,
         rng: random.Random | None = None,
         gate: Gate | None = None,
+        grammar_field: str = "auto",
     ) -> None:
+        if grammar_field not in GRAMMAR_FIELDS:
+            raise BadRequest(f"grammar field {grammar_field!r}: expected one of {', '.join(GRAMMAR_FIELDS)}")
         self.model = model
         self.base_url = base_url
         # the name is shown to spectators and recorded: never with credentials from the URL
@@ -103,6 +147,8 @@ class OpenAIClient:
         self._gate = gate  # the backend's shared request budget (`mindagent.llm.ratelimit`)
         self._sdk: Any = None
         self._timeout_cls: Any = None
+        #: The grammar field in use: as configured, or told from the server at the first grammar.
+        self.grammar_field = grammar_field if base_url or grammar_field != "auto" else "none"
 
     def _client(self) -> Any:
         """Build the SDK client on first use; a missing key becomes a readable LLMError."""
@@ -130,6 +176,24 @@ class OpenAIClient:
         self._timeout_cls = openai.Timeout
         return self._sdk
 
+    async def _resolve_grammar_field(self, sdk: Any, config: GenerationConfig) -> str:
+        """``llama``, ``vllm`` or ``none``: as configured, else told once from the server's model
+        list. A server that does not answer it, or is unknown, gets no grammar (said in the log)."""
+        if self.grammar_field != "auto":
+            return self.grammar_field
+        owners: list[str] = []
+        try:
+            page = await sdk.models.list(timeout=min(PROBE_TIMEOUT_S, config.timeout_s))
+            owners = [str(getattr(m, "owned_by", "")) for m in getattr(page, "data", [])]
+        except Exception as exc:  # noqa: BLE001 - any failure only means "cannot tell"
+            log.info("%s: could not list models to choose a grammar field (%s)", self.name, type(exc).__name__)
+        found = next((_OWNERS[o] for o in owners if o in _OWNERS), "none")
+        if found == "none":
+            log.warning("%s: cannot tell whether this server takes a grammar (model owners %s); sending none "
+                        "(choose one with --grammar-field llama|vllm)", self.name, owners or "unknown")
+        self.grammar_field = found
+        return found
+
     def _kwargs(self, messages: Sequence[Message], config: GenerationConfig) -> dict[str, Any]:
         kwargs: dict[str, Any] = {
             "model": self.model,
@@ -153,17 +217,24 @@ class OpenAIClient:
         config: GenerationConfig,
         grammar: str | None = None,
     ) -> Completion:
-        """One chat completion with our retry policy; `grammar` is ignored (not every compatible
-        server takes one, and the hosted API has none)."""
+        """One chat completion with our retry policy; `grammar` goes in the field the server reads
+        (`GrammarField`), or nowhere (the hosted API has none)."""
         import openai
 
         sdk = self._client()
         kwargs = self._kwargs(messages, config)
+        sent = ""
+        if grammar is not None:
+            sent = await self._resolve_grammar_field(sdk, config)
+            if sent in _BODY_KEY:
+                kwargs["extra_body"] = {_BODY_KEY[sent]: grammar}
+            else:
+                sent = ""
         started = time.perf_counter()
         with metered():
             try:
                 async with deadline(config.timeout_s, self.name):  # httpx's read timeout is per chunk
-                    text, usage_raw, served, finish = await with_retries(
+                    text, usage_raw, served, finish, timings = await with_retries(
                         gated(well_formed(functools.partial(sdk.chat.completions.create, **kwargs), _reply_parts),
                               self._gate, request_tokens((m.content for m in messages), config.max_tokens)),
                         config,
@@ -175,10 +246,11 @@ class OpenAIClient:
                 raise error_kind(exc)(f"{self.name}: {describe(exc)}") from exc
         latency = time.perf_counter() - started
         text = require_text(text, finish, self.name, config.max_tokens)
-        usage = map_usage(usage_raw, latency)
+        usage = map_usage(usage_raw, latency, timings)
         log.debug("%s: %d prompt (%d cached) + %d output tokens in %.2fs", self.name,
                   usage.prompt_tokens, usage.cached_tokens, usage.output_tokens, latency)
-        return Completion(text=text, usage=usage, model=served or self.model, finish_reason=str(finish or ""))
+        return Completion(text=text, usage=usage, model=served or self.model, finish_reason=str(finish or ""),
+                          grammar_sent=sent)
 
     async def aclose(self) -> None:
         """Close the SDK's connection pool (and the injected http client with it)."""

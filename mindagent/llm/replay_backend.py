@@ -64,6 +64,7 @@ class RecordedCall:
     error: str | None = None  # the call failed while recording; replay fails it the same way
     error_kind: str | None = None  # the LLMError subclass it failed with, by class name
     served_model: str | None = None  # the model the provider said served the recorded call
+    grammar: str = ""  # how a grammar constrained the recorded answer ("" when it was free text)
 
     def failure(self) -> LLMError:
         """The recorded failure as an exception of its recorded kind (plain LLMError for a
@@ -140,7 +141,8 @@ def load_cassette(path: Path) -> tuple[dict[str, deque[RecordedCall]], list[str]
                                         _usage(call.get("usage")),
                                         str(error) if error is not None else None,
                                         str(kind) if kind is not None else None,
-                                        str(call["served_model"]) if call.get("served_model") else None)
+                                        str(call["served_model"]) if call.get("served_model") else None,
+                                        str(call.get("grammar") or ""))
             except (KeyError, TypeError) as exc:
                 raise ModelUnavailable(
                     f"{path}:{lineno}: call {index} lacks messages/text ({exc})"
@@ -197,7 +199,8 @@ class ReplayClient:
             return Completion(text="", usage=recorded.usage, model=recorded.served_model or "", finish_reason="length")
         if recorded.error is not None:
             raise recorded.failure()  # the same message and kind, so the replayed step matches
-        return Completion(text=recorded.text, usage=recorded.usage, model=recorded.served_model or "")
+        return Completion(text=recorded.text, usage=recorded.usage, model=recorded.served_model or "",
+                          grammar_sent=recorded.grammar)
 
     async def aclose(self) -> None:
         """Nothing to release."""

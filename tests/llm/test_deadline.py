@@ -51,7 +51,8 @@ class SlowLocal:
         self.client = LocalClient()
         self.finished = threading.Event()
 
-        def generate(messages: Any, config: Any, grammar: Any, cancel: threading.Event) -> tuple[dict[str, Any], int]:
+        def generate(messages: Any, config: Any, grammar: Any, cancel: threading.Event,
+                     abandoned: threading.Event | None = None) -> tuple[dict[str, Any], int]:
             if heeds_cancel:
                 cancel.wait(seconds)
             else:

@@ -164,3 +164,16 @@ async def test_cassette_written_by_the_dispatchers_call_records(tmp_path: Path) 
     out = await ReplayClient(path).complete(sent, CFG)
     assert out.text == "noop_agent0\nnoop_agent1"
     assert out.usage == Usage(10, 4, 6, 0.5)
+
+
+@pytest.mark.asyncio
+async def test_how_a_grammar_constrained_the_answer_is_replayed(tmp_path: Path) -> None:
+    """A replayed call says what the recorded one said (``"grammar": "llama"``), so a replay of a
+    constrained run records the same calls; a call recorded without it says nothing."""
+    constrained = {**call("state 0", "noop_agent0\nnoop_agent1"), "grammar": "llama"}
+    lines = [{"type": "step", "step": 0, "calls": [constrained, call("state 1", "noop_agent0\nnoop_agent1")]}]
+    path = tmp_path / "constrained.jsonl"
+    path.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
+    client = ReplayClient(path)
+    assert (await client.complete(msgs("state 0"), CFG)).grammar_sent == "llama"
+    assert (await client.complete(msgs("state 1"), CFG)).grammar_sent == ""

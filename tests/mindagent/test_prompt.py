@@ -81,8 +81,10 @@ def test_demo_modes_and_memory_window():
     assert len(none) == 2  # system + the current turn
     assert len(few) == 2 + 2 * 2
     assert len(full) > len(few)
+    sent = play(PromptConfig(demo="none", memory=2, memory_budget=0), ["noop_agent0\nnoop_agent1"], steps=5)
+    assert [len(m) for m in sent] == [2, 4, 6, 6, 6]  # the paper's sliding window
     sent = play(PromptConfig(demo="none", memory=2), ["noop_agent0\nnoop_agent1"], steps=5)
-    assert [len(m) for m in sent] == [2, 4, 6, 6, 6]
+    assert [len(m) for m in sent] == [2, 4, 6, 8, 10]  # the growing window (under its budget)
     sent = play(PromptConfig(demo="none", memory=0), ["noop_agent0\nnoop_agent1"], steps=3)
     assert [len(m) for m in sent] == [2, 2, 2]
 

@@ -107,6 +107,20 @@ async def test_check_and_legal_commands_follow_the_observation(fakes) -> None:
     assert "Smelting recipes" in session.prompt_parts().recipes
 
 
+async def test_the_legal_move_grammar_offers_exactly_the_legal_commands(fakes) -> None:
+    import re
+
+    from gbnf_regex import gbnf_to_regex
+
+    session, _ = await make(fakes, alex={"coal": 1})
+    team = re.compile(gbnf_to_regex(session.legal_grammar()))
+    alex = re.compile(gbnf_to_regex(session.legal_agent_grammar(0)))
+    for command in session.legal_commands(0):
+        assert alex.fullmatch(command) and team.fullmatch(f"{command}\nnoop(Steve)")
+    assert not alex.fullmatch("takeOutFurnace(Alex)")  # well-formed, but the furnace is empty
+    assert not team.fullmatch("noop(Alex)\ntakeOutFurnace(Steve)")
+
+
 async def test_planner_walks_an_order_through_the_pipeline(fakes) -> None:
     session, bridge = await make(fakes)
     planner = MinecraftPlanner()
