@@ -30,6 +30,9 @@ BRIDGE_SIDE = 3
 PUSH_AFTER = 2
 #: ... stepping away for this many timesteps, so the partner (who does not detour) can move on.
 YIELD_FOR = 3
+#: A dish in the partner's hands counts as the dish for a soup until some soup has waited this many
+#: timesteps after it was done: then the partner is not using it, and the chef fetches its own.
+DISH_TRUST = 10
 
 
 class GivingWay:
@@ -66,6 +69,25 @@ class GivingWay:
 
     def gives_way(self, engine: Engine, chef: int) -> bool:
         return self._until.get(chef, -1) > engine.timestep
+
+
+def trusted(session: OvercookedSession, team: tuple[int, ...], ready_since: dict[Pos, int]) -> dict[str, int]:
+    """The dishes in a partner's hands that the team counts on: a person (or the proxy) who
+    holds a dish near a cooking pot fills it, and racing them to it leaves one of the two
+    standing with a useless dish. Counted only while no soup has waited too long for them
+    (`ready_since` keeps, per pot, when its soup was done)."""
+    kitchen, engine = session.kitchen, session.engine
+    state = engine.state
+    for pot in kitchen.pots:
+        if kitchen.pot(state, pot).ready:
+            ready_since.setdefault(pot, engine.timestep)
+        else:
+            ready_since.pop(pot, None)
+    if any(engine.timestep - since > DISH_TRUST for since in ready_since.values()):
+        return {}
+    dishes = sum(1 for c, p in enumerate(state.players) if c not in team and engine.held(c) == "dish"
+                 and any(kitchen.reaches(p.position, pot) for pot in kitchen.pots))
+    return {"dish": dishes} if dishes else {}
 
 
 def clear_hand_over(session: OvercookedSession, chef: int, claims: Claims) -> Command | None:

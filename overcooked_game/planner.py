@@ -45,6 +45,8 @@ class Claims:
     counters: set[Pos] = field(default_factory=set)
     #: The chefs this planner commands; only their hands and jobs are counted on.
     team: tuple[int, ...] = ()
+    #: Items in the hands of a partner we do not command that we count on for now (see `partnered.trusted`).
+    trusted: dict[str, int] = field(default_factory=dict)
 
     def add(self, kitchen: Kitchen, command: Command) -> None:
         station = kitchen.by_name.get(command.target or "")
@@ -68,10 +70,12 @@ class OvercookedPlanner:
         self.seed = seed
         self.rng = random.Random(seed)
         self.giving_way = GivingWay()
+        self.ready_since: dict[Pos, int] = {}
 
     def reset(self, session: OvercookedSession) -> None:
         """Nothing carries over but the tie-breaking generator (seeded once, like the random policy)."""
         self.giving_way.reset()
+        self.ready_since.clear()
 
     def act(self, session: OvercookedSession) -> list[str]:
         return self.act_for(session, list(range(session.n_agents)))
@@ -93,6 +97,7 @@ class OvercookedPlanner:
         beside = len(team) < session.n_agents  # someone else plays the other chefs
         if beside:
             self.giving_way.watch(engine, team)
+            claims.trusted = partnered.trusted(session, team, self.ready_since)
         out: dict[int, str] = {}
         free = []
         for chef in team:
@@ -204,6 +209,7 @@ class OvercookedPlanner:
             elif pot.cooking or (pot.onions + claims.onions_for.get(pot_pos, 0) >= 3 and not handing):
                 later += 1
         spare = self._in_play(engine, "dish", chef, claims.team) + claims.fetching.get("dish", 0)
+        spare += claims.trusted.get("dish", 0)
         spare -= sum(1 for c in claims.team if engine.held(c) == "dish" and self._bound(engine, c, "fill_dish"))
         used = min(spare, urgent)
         return urgent - used, max(0, later - (spare - used))
