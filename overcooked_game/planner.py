@@ -269,7 +269,9 @@ class OvercookedPlanner:
         here = state.players[chef].position
         stations = kitchen.pots if reach_pot else kitchen.serving
         if any(kitchen.reaches(here, s) for s in stations):
-            if len(claims.team) < session.n_agents and partnered.hands_wanted(session, chef):
+            # an onion goes down for a dish only when the team still lacks one (not when the partner holds it)
+            dish_wanted = session.engine.held(chef) != "onion" or sum(self._dish_need(session.engine, chef, claims)) > 0
+            if len(claims.team) < session.n_agents and partnered.hands_wanted(session, chef) and dish_wanted:
                 return partnered.set_down(session, chef, claims) or self._stand_aside(session, chef)
             return self._stand_aside(session, chef)
         partners = [p.position for i, p in enumerate(state.players) if i != chef]
