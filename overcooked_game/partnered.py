@@ -25,6 +25,10 @@ if TYPE_CHECKING:
 STASH_FROM = 7
 #: ... goes on a counter this close to the chef whose far side is this close to a pot.
 BRIDGE_SIDE = 3
+#: Onions staged for the next soup lie on counters at most this many timesteps from acting on a pot...
+STAGE_SIDE = 2
+#: ... at most this many of them.
+STAGE_MAX = 3
 #: Once the partner has stood facing a busy chef (pushing into it) for this many decisions, the
 #: chef gives way (an idle one at the first push: stepping aside costs it nothing)...
 PUSH_AFTER = 2
@@ -123,6 +127,8 @@ def fetch(session: OvercookedSession, chef: int, item: str, claims: Claims) -> C
     kitchen, state = session.kitchen, session.engine.state
     here = state.players[chef].position
     lying = [c for c in kitchen.counter_items(state, item) if kitchen.reaches(here, c)]
+    if item == "onion" and not any(kitchen.pot(state, p).fillable for p in kitchen.pots):
+        lying = [c for c in lying if c not in staged(session.engine, claims)]  # staged for when a pot frees
     every = kitchen.onion_dispensers if item == "onion" else kitchen.dish_dispensers
     if any(not any(kitchen.reaches(p.position, d) for d in every) for p in state.players):
         return command  # what lies on counters is a hand-over to a chef without a dispenser
@@ -166,6 +172,35 @@ def stash(session: OvercookedSession, chef: int, claims: Claims) -> Command | No
     if needed - waiting < 2 or best is None or best[2] > BRIDGE_SIDE or best[2] + BRIDGE_SIDE + 2 > direct:
         return None
     return Command("place", chef, kitchen.names[best[0]])
+
+
+def staged(engine: Engine, claims: Claims) -> list[Pos]:
+    """Onions waiting on counters beside the pots for the next soup (see `stage`); beside a
+    partner we do not command, where every chef has its own onion dispenser."""
+    kitchen, state = engine.kitchen, engine.state
+    if len(claims.team) == engine.n or not all(
+            any(kitchen.reaches(p.position, d) for d in kitchen.onion_dispensers) for p in state.players):
+        return []
+    return [c for c in kitchen.counter_items(state, "onion") if (side_cost(kitchen, c, kitchen.pots) or 99) <= STAGE_SIDE]
+
+
+def stage(session: OvercookedSession, chef: int, claims: Claims) -> Command | None:
+    """Beside a partner we do not command, an onion fetched while every pot is busy goes on a
+    counter beside the pots, so the next soup fills in a few timesteps once a pot is free,
+    instead of the chef standing in the way with it until then."""
+    kitchen, engine = session.kitchen, session.engine
+    state = engine.state
+    if len(claims.team) == session.n_agents or engine.held(chef) != "onion":
+        return None
+    if any(kitchen.pot(state, p).fillable for p in kitchen.pots) or len(staged(engine, claims)) >= STAGE_MAX:
+        return None
+    if not all(any(kitchen.reaches(p.position, d) for d in kitchen.onion_dispensers) for p in state.players):
+        return None
+    here = state.players[chef].position
+    near = [c for c in kitchen.empty_counters(state) if c not in claims.counters and kitchen.reaches(here, c)
+            and (side_cost(kitchen, c, kitchen.pots) or 99) <= STAGE_SIDE]
+    best = kitchen.best_goal(state, chef, near)
+    return None if best is None else Command("place", chef, kitchen.names[best[0]])
 
 
 def counter_room(session: OvercookedSession, chef: int, claims: Claims) -> bool:

@@ -131,7 +131,7 @@ class OvercookedPlanner:
             pot = self._pot_to_fill(engine, chef, claims)
             if pot is not None:
                 return partnered.stash(session, chef, claims) or Command("put_onion", chef, engine.kitchen.names[pot])
-            return self._hand_over_or_wait(session, chef, claims, reach_pot=True)
+            return partnered.stage(session, chef, claims) or self._hand_over_or_wait(session, chef, claims, reach_pot=True)
         return self._empty_handed(session, chef, claims)
 
     def _carry(self, session: OvercookedSession, chef: int, command: Command, claims: Claims) -> Command:
@@ -226,6 +226,8 @@ class OvercookedPlanner:
             else:
                 busy += 1
         spare = self._in_play(engine, "onion", chef, claims.team) + claims.fetching.get("onion", 0)
+        if not lacking:  # staged onions hold back more fetching ahead; once a pot wants them, they are fetched
+            spare += len(partnered.staged(engine, claims))
         need = lacking - spare
         ahead = min(PREFETCH, 3 * busy) - max(0, -need)
         return max(0, need), max(0, ahead)
