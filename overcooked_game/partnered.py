@@ -174,6 +174,19 @@ def stash(session: OvercookedSession, chef: int, claims: Claims) -> Command | No
     return Command("place", chef, kitchen.names[best[0]])
 
 
+def occupied(session: OvercookedSession, claims: Claims, command: Command) -> bool:
+    """Beside a partner we do not command, whether the partner stands on every cell from which
+    the command's station can be used (coordination_ring's one onion cell): the chef picks
+    other work rather than queue beside the partner and hem it in."""
+    kitchen, state = session.kitchen, session.engine.state
+    if len(claims.team) == session.n_agents:
+        return False
+    others = {p.position for i, p in enumerate(state.players) if i not in claims.team}
+    cells = {goal[0] for station in kitchen.targets(state, command)
+             for goal in kitchen.mp.motion_goals_for_pos.get(station, ())}
+    return bool(cells) and cells <= others
+
+
 def staged(engine: Engine, claims: Claims) -> list[Pos]:
     """Onions waiting on counters beside the pots for the next soup (see `stage`); beside a
     partner we do not command, where every chef has its own onion dispenser."""

@@ -144,7 +144,8 @@ class OvercookedPlanner:
         state = engine.state
 
         def can(verb: str) -> bool:
-            return kitchen.refusal(state, Command(verb, chef)) is None
+            command = Command(verb, chef)
+            return kitchen.refusal(state, command) is None and not partnered.occupied(session, claims, command)
 
         if can("pickup_soup") and any(kitchen.reaches(state.players[chef].position, s) for s in kitchen.serving):
             return Command("pickup_soup", chef)
