@@ -211,7 +211,8 @@ def stage(session: OvercookedSession, chef: int, claims: Claims) -> Command | No
         return None
     here = state.players[chef].position
     near = [c for c in kitchen.empty_counters(state) if c not in claims.counters and kitchen.reaches(here, c)
-            and (side_cost(kitchen, c, kitchen.pots) or 99) <= STAGE_SIDE]
+            and (side_cost(kitchen, c, kitchen.pots) or 99) <= STAGE_SIDE
+            and not occupied(session, claims, Command("place", chef, kitchen.names[c]))]
     best = kitchen.best_goal(state, chef, near)
     return None if best is None else Command("place", chef, kitchen.names[best[0]])
 

@@ -230,7 +230,9 @@ class OvercookedPlanner:
         if not lacking:  # staged onions hold back more fetching ahead; once a pot wants them, they are fetched
             spare += len(partnered.staged(engine, claims))
         need = lacking - spare
-        ahead = min(PREFETCH, 3 * busy) - max(0, -need)
+        # beside a partner we do not command, onions fetched ahead are staged by the pots (up to a soup's worth)
+        most = PREFETCH if len(claims.team) == engine.n else max(PREFETCH, partnered.STAGE_MAX)
+        ahead = min(most, 3 * busy) - max(0, -need)
         return max(0, need), max(0, ahead)
 
     @staticmethod
