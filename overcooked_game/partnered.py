@@ -175,15 +175,16 @@ def stash(session: OvercookedSession, chef: int, claims: Claims) -> Command | No
 
 
 def occupied(session: OvercookedSession, claims: Claims, command: Command) -> bool:
-    """Beside a partner we do not command, whether the partner stands on every cell from which
-    the command's station can be used (coordination_ring's one onion cell): the chef picks
+    """Beside a partner we do not command, whether the partner stands on every cell of the chef's
+    floor from which the command's station can be used (coordination_ring's one onion cell): the chef picks
     other work rather than queue beside the partner and hem it in."""
     kitchen, state = session.kitchen, session.engine.state
     if len(claims.team) == session.n_agents:
         return False
     others = {p.position for i, p in enumerate(state.players) if i not in claims.team}
+    mine = kitchen.region.get(state.players[command.chef].position)
     cells = {goal[0] for station in kitchen.targets(state, command)
-             for goal in kitchen.mp.motion_goals_for_pos.get(station, ())}
+             for goal in kitchen.mp.motion_goals_for_pos.get(station, ()) if kitchen.region.get(goal[0]) == mine}
     return bool(cells) and cells <= others
 
 

@@ -275,7 +275,9 @@ class OvercookedPlanner:
         stations = kitchen.pots if reach_pot else kitchen.serving
         if any(kitchen.reaches(here, s) for s in stations):
             # an onion goes down for a dish only when the team still lacks one (not when the partner holds it)
-            dish_wanted = session.engine.held(chef) != "onion" or sum(self._dish_need(session.engine, chef, claims)) > 0
+            dish_wanted = session.engine.held(chef) != "onion" or (
+                sum(self._dish_need(session.engine, chef, claims)) > 0
+                and not partnered.occupied(session, claims, Command("pickup_dish", chef)))
             if len(claims.team) < session.n_agents and partnered.hands_wanted(session, chef) and dish_wanted:
                 return partnered.set_down(session, chef, claims) or self._stand_aside(session, chef)
             return self._stand_aside(session, chef)
