@@ -25,11 +25,18 @@ if TYPE_CHECKING:
 STASH_FROM = 7
 #: ... goes on a counter this close to the chef whose far side is this close to a pot.
 BRIDGE_SIDE = 3
+#: Onions staged for the next soup lie on counters at most this many timesteps from acting on a pot...
+STAGE_SIDE = 2
+#: ... at most this many of them.
+STAGE_MAX = 3
 #: Once the partner has stood facing a busy chef (pushing into it) for this many decisions, the
 #: chef gives way (an idle one at the first push: stepping aside costs it nothing)...
 PUSH_AFTER = 2
 #: ... stepping away for this many timesteps, so the partner (who does not detour) can move on.
 YIELD_FOR = 3
+#: A dish in the partner's hands counts as the dish for a soup until some soup has waited this many
+#: timesteps after it was done: then the partner is not using it, and the chef fetches its own.
+DISH_TRUST = 10
 
 
 class GivingWay:
@@ -68,6 +75,25 @@ class GivingWay:
         return self._until.get(chef, -1) > engine.timestep
 
 
+def trusted(session: OvercookedSession, team: tuple[int, ...], ready_since: dict[Pos, int]) -> dict[str, int]:
+    """The dishes in a partner's hands that the team counts on: a person (or the proxy) who
+    holds a dish near a cooking pot fills it, and racing them to it leaves one of the two
+    standing with a useless dish. Counted only while no soup has waited too long for them
+    (`ready_since` keeps, per pot, when its soup was done)."""
+    kitchen, engine = session.kitchen, session.engine
+    state = engine.state
+    for pot in kitchen.pots:
+        if kitchen.pot(state, pot).ready:
+            ready_since.setdefault(pot, engine.timestep)
+        else:
+            ready_since.pop(pot, None)
+    if any(engine.timestep - since > DISH_TRUST for since in ready_since.values()):
+        return {}
+    dishes = sum(1 for c, p in enumerate(state.players) if c not in team and engine.held(c) == "dish"
+                 and any(kitchen.reaches(p.position, pot) for pot in kitchen.pots))
+    return {"dish": dishes} if dishes else {}
+
+
 def clear_hand_over(session: OvercookedSession, chef: int, claims: Claims) -> Command | None:
     """Beside a partner we do not command, a chef fed over counters (forced_coordination's pot
     side) takes a dish it does not need yet off a shared counter, to set it down on its own
@@ -101,6 +127,8 @@ def fetch(session: OvercookedSession, chef: int, item: str, claims: Claims) -> C
     kitchen, state = session.kitchen, session.engine.state
     here = state.players[chef].position
     lying = [c for c in kitchen.counter_items(state, item) if kitchen.reaches(here, c)]
+    if item == "onion" and not any(kitchen.pot(state, p).fillable for p in kitchen.pots):
+        lying = [c for c in lying if c not in staged(session.engine, claims)]  # staged for when a pot frees
     every = kitchen.onion_dispensers if item == "onion" else kitchen.dish_dispensers
     if any(not any(kitchen.reaches(p.position, d) for d in every) for p in state.players):
         return command  # what lies on counters is a hand-over to a chef without a dispenser
@@ -144,6 +172,50 @@ def stash(session: OvercookedSession, chef: int, claims: Claims) -> Command | No
     if needed - waiting < 2 or best is None or best[2] > BRIDGE_SIDE or best[2] + BRIDGE_SIDE + 2 > direct:
         return None
     return Command("place", chef, kitchen.names[best[0]])
+
+
+def occupied(session: OvercookedSession, claims: Claims, command: Command) -> bool:
+    """Beside a partner we do not command, whether the partner stands on every cell of the chef's
+    floor from which the command's station can be used (coordination_ring's one onion cell): the chef picks
+    other work rather than queue beside the partner and hem it in."""
+    kitchen, state = session.kitchen, session.engine.state
+    if len(claims.team) == session.n_agents:
+        return False
+    others = {p.position for i, p in enumerate(state.players) if i not in claims.team}
+    mine = kitchen.region.get(state.players[command.chef].position)
+    cells = {goal[0] for station in kitchen.targets(state, command)
+             for goal in kitchen.mp.motion_goals_for_pos.get(station, ()) if kitchen.region.get(goal[0]) == mine}
+    return bool(cells) and cells <= others
+
+
+def staged(engine: Engine, claims: Claims) -> list[Pos]:
+    """Onions waiting on counters beside the pots for the next soup (see `stage`); beside a
+    partner we do not command, where every chef has its own onion dispenser."""
+    kitchen, state = engine.kitchen, engine.state
+    if len(claims.team) == engine.n or not all(
+            any(kitchen.reaches(p.position, d) for d in kitchen.onion_dispensers) for p in state.players):
+        return []
+    return [c for c in kitchen.counter_items(state, "onion") if (side_cost(kitchen, c, kitchen.pots) or 99) <= STAGE_SIDE]
+
+
+def stage(session: OvercookedSession, chef: int, claims: Claims) -> Command | None:
+    """Beside a partner we do not command, an onion fetched while every pot is busy goes on a
+    counter beside the pots, so the next soup fills in a few timesteps once a pot is free,
+    instead of the chef standing in the way with it until then."""
+    kitchen, engine = session.kitchen, session.engine
+    state = engine.state
+    if len(claims.team) == session.n_agents or engine.held(chef) != "onion":
+        return None
+    if any(kitchen.pot(state, p).fillable for p in kitchen.pots) or len(staged(engine, claims)) >= STAGE_MAX:
+        return None
+    if not all(any(kitchen.reaches(p.position, d) for d in kitchen.onion_dispensers) for p in state.players):
+        return None
+    here = state.players[chef].position
+    near = [c for c in kitchen.empty_counters(state) if c not in claims.counters and kitchen.reaches(here, c)
+            and (side_cost(kitchen, c, kitchen.pots) or 99) <= STAGE_SIDE
+            and not occupied(session, claims, Command("place", chef, kitchen.names[c]))]
+    best = kitchen.best_goal(state, chef, near)
+    return None if best is None else Command("place", chef, kitchen.names[best[0]])
 
 
 def counter_room(session: OvercookedSession, chef: int, claims: Claims) -> bool:

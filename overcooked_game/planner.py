@@ -45,6 +45,8 @@ class Claims:
     counters: set[Pos] = field(default_factory=set)
     #: The chefs this planner commands; only their hands and jobs are counted on.
     team: tuple[int, ...] = ()
+    #: Items in the hands of a partner we do not command that we count on for now (see `partnered.trusted`).
+    trusted: dict[str, int] = field(default_factory=dict)
 
     def add(self, kitchen: Kitchen, command: Command) -> None:
         station = kitchen.by_name.get(command.target or "")
@@ -68,10 +70,12 @@ class OvercookedPlanner:
         self.seed = seed
         self.rng = random.Random(seed)
         self.giving_way = GivingWay()
+        self.ready_since: dict[Pos, int] = {}
 
     def reset(self, session: OvercookedSession) -> None:
         """Nothing carries over but the tie-breaking generator (seeded once, like the random policy)."""
         self.giving_way.reset()
+        self.ready_since.clear()
 
     def act(self, session: OvercookedSession) -> list[str]:
         return self.act_for(session, list(range(session.n_agents)))
@@ -93,6 +97,7 @@ class OvercookedPlanner:
         beside = len(team) < session.n_agents  # someone else plays the other chefs
         if beside:
             self.giving_way.watch(engine, team)
+            claims.trusted = partnered.trusted(session, team, self.ready_since)
         out: dict[int, str] = {}
         free = []
         for chef in team:
@@ -126,7 +131,7 @@ class OvercookedPlanner:
             pot = self._pot_to_fill(engine, chef, claims)
             if pot is not None:
                 return partnered.stash(session, chef, claims) or Command("put_onion", chef, engine.kitchen.names[pot])
-            return self._hand_over_or_wait(session, chef, claims, reach_pot=True)
+            return partnered.stage(session, chef, claims) or self._hand_over_or_wait(session, chef, claims, reach_pot=True)
         return self._empty_handed(session, chef, claims)
 
     def _carry(self, session: OvercookedSession, chef: int, command: Command, claims: Claims) -> Command:
@@ -139,7 +144,8 @@ class OvercookedPlanner:
         state = engine.state
 
         def can(verb: str) -> bool:
-            return kitchen.refusal(state, Command(verb, chef)) is None
+            command = Command(verb, chef)
+            return kitchen.refusal(state, command) is None and not partnered.occupied(session, claims, command)
 
         if can("pickup_soup") and any(kitchen.reaches(state.players[chef].position, s) for s in kitchen.serving):
             return Command("pickup_soup", chef)
@@ -204,6 +210,7 @@ class OvercookedPlanner:
             elif pot.cooking or (pot.onions + claims.onions_for.get(pot_pos, 0) >= 3 and not handing):
                 later += 1
         spare = self._in_play(engine, "dish", chef, claims.team) + claims.fetching.get("dish", 0)
+        spare += claims.trusted.get("dish", 0)
         spare -= sum(1 for c in claims.team if engine.held(c) == "dish" and self._bound(engine, c, "fill_dish"))
         used = min(spare, urgent)
         return urgent - used, max(0, later - (spare - used))
@@ -220,8 +227,12 @@ class OvercookedPlanner:
             else:
                 busy += 1
         spare = self._in_play(engine, "onion", chef, claims.team) + claims.fetching.get("onion", 0)
+        if not lacking:  # staged onions hold back more fetching ahead; once a pot wants them, they are fetched
+            spare += len(partnered.staged(engine, claims))
         need = lacking - spare
-        ahead = min(PREFETCH, 3 * busy) - max(0, -need)
+        # beside a partner we do not command, onions fetched ahead are staged by the pots (up to a soup's worth)
+        most = PREFETCH if len(claims.team) == engine.n else max(PREFETCH, partnered.STAGE_MAX)
+        ahead = min(most, 3 * busy) - max(0, -need)
         return max(0, need), max(0, ahead)
 
     @staticmethod
@@ -263,7 +274,11 @@ class OvercookedPlanner:
         here = state.players[chef].position
         stations = kitchen.pots if reach_pot else kitchen.serving
         if any(kitchen.reaches(here, s) for s in stations):
-            if len(claims.team) < session.n_agents and partnered.hands_wanted(session, chef):
+            # an onion goes down for a dish only when the team still lacks one (not when the partner holds it)
+            dish_wanted = session.engine.held(chef) != "onion" or (
+                sum(self._dish_need(session.engine, chef, claims)) > 0
+                and not partnered.occupied(session, claims, Command("pickup_dish", chef)))
+            if len(claims.team) < session.n_agents and partnered.hands_wanted(session, chef) and dish_wanted:
                 return partnered.set_down(session, chef, claims) or self._stand_aside(session, chef)
             return self._stand_aside(session, chef)
         partners = [p.position for i, p in enumerate(state.players) if i != chef]

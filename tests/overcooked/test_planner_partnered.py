@@ -14,7 +14,7 @@ import pytest
 from mindagent.core import registry as domains
 from mindagent.core.capabilities import ActsFor, policy_commands
 from mindagent.core.spec import GameSpec
-from overcooked_game.partnered import PUSH_AFTER
+from overcooked_game.partnered import DISH_TRUST, PUSH_AFTER
 from overcooked_game.planner import OvercookedPlanner
 from overcooked_game.session import OvercookedSession
 
@@ -122,3 +122,77 @@ async def test_forced_coordination_supplier_keeps_a_shared_counter_free_and_hand
     await play("forced_coordination", 0, standing, until=150, watch=watch)
     assert min(free_counts) >= 1  # room for a dish whatever the partner leaves lying
     assert max(handed) >= 2  # it does hand onions over
+
+
+def script(keys: list[str]) -> Partner:
+    """A partner pressing `keys` in turn, then standing still."""
+    def press(session: OvercookedSession, chef: int, mine: int) -> str:
+        step = session.engine.timestep
+        return f"{keys[step] if step < len(keys) else 'stay'}(chef{chef})"
+    return press
+
+
+@pytest.mark.asyncio
+async def test_a_dish_in_the_partners_hands_is_counted_on_until_the_soup_has_waited_too_long() -> None:
+    """cramped_room: the partner (chef0) takes a dish at once and stands with it off the dish cell.
+    The planner does not fetch a second dish while the soup cooks and has just come out, and
+    fetches its own once the soup has waited `DISH_TRUST` timesteps."""
+    cooking_or_fresh: list[str] = []
+    ready_at: list[int] = []
+
+    def watch(session: OvercookedSession, ours: list[str]) -> None:
+        pot = session.kitchen.pot(session.engine.state, session.kitchen.pots[0])
+        now = session.engine.timestep
+        if pot.ready and not ready_at:
+            ready_at.append(now)
+        if pot.cooking or (pot.ready and now - ready_at[0] < DISH_TRUST):
+            cooking_or_fresh.append(ours[0])
+
+    session, _ = await play("cramped_room", 0, script(["down", "interact", "right"]), until=160, watch=watch)
+    assert session.engine.held(0) == "dish"  # the partner never used it
+    assert ready_at and cooking_or_fresh
+    assert not any(c.startswith("pickup_dish") for c in cooking_or_fresh), cooking_or_fresh
+    assert session.engine.delivered >= 1  # then it brought its own
+
+
+@pytest.mark.asyncio
+async def test_no_onion_pickup_while_the_partner_stands_on_the_only_onion_cell() -> None:
+    """coordination_ring: both onion dispensers are used from one cell; the partner (chef1) walks
+    onto it and stays. The planner does other work and queues for onions there no more."""
+    onion_cell = (1, 3)
+    while_there: list[str] = []
+
+    def watch(session: OvercookedSession, ours: list[str]) -> None:
+        if session.engine.state.players[1].position == onion_cell:
+            while_there.append(ours[0])
+
+    await play("coordination_ring", 1, script(["down"]), until=120, watch=watch)
+    assert len(while_there) > 100
+    # (a pickup begun before the partner got there runs until the engine stops it as blocked)
+    assert not any(c.startswith("pickup_onion") for c in while_there[10:]), while_there
+
+
+@pytest.mark.asyncio
+async def test_onions_fetched_while_the_pot_cooks_are_staged_beside_it_and_used_next() -> None:
+    """cramped_room, the partner (chef0) holding a dish it does not use, out of the way: while
+    the one pot cooks, the planner puts the onion it fetches ahead on the counter beside the
+    pot's cell, never picks it straight back up while the pot is busy, and fills the next soup
+    from it."""
+    staged_peak = [0]
+    taken_back_while_busy: list[int] = []
+    used_next: list[int] = []
+    last: dict[str, Any] = {}
+
+    def watch(session: OvercookedSession, ours: list[str]) -> None:
+        kitchen, state = session.kitchen, session.engine.state
+        busy = not any(kitchen.pot(state, p).fillable for p in kitchen.pots)
+        lying = len(kitchen.counter_items(state, "onion"))
+        staged_peak[0] = max(staged_peak[0], lying)
+        if lying < last.get("lying", 0) and session.engine.held(1) == "onion":
+            (taken_back_while_busy if busy and last.get("busy") else used_next).append(session.engine.timestep)
+        last.update(busy=busy, lying=lying)
+
+    await play("cramped_room", 0, script(["down", "interact", "up", "left"]), until=300, watch=watch)
+    assert staged_peak[0] >= 1
+    assert not taken_back_while_busy, taken_back_while_busy
+    assert used_next
