@@ -146,6 +146,17 @@ class Scored(Protocol):
 
 
 @runtime_checkable
+class DishShares(Protocol):
+    """A game that credits every completed order to the agents who worked on it, not only to the
+    one who served it (a person who passed every part of a dish over a counter has a share of it)."""
+
+    def dish_shares(self) -> list[float]:
+        """Each agent's share of this episode's completed orders (they add up to the completed
+        orders it could follow). Example: ``[1.5, 0.5]``: agent1 did half the work of one of two."""
+        ...
+
+
+@runtime_checkable
 class ActsFor(Protocol):
     """A built-in policy that can command a subset of the team (people or partners play the rest)."""
 
@@ -198,6 +209,10 @@ def policy_commands(policy: Any, session: DomainSession, controlled: Sequence[in
     return commands
 
 
+def dish_shares_of(session: DomainSession) -> list[float] | None:
+    return session.dish_shares() if isinstance(session, DishShares) else None
+
+
 def policy_replies(policy: Any) -> list[str]:
     return policy.take_replies() if isinstance(policy, TakesReplies) else []
 
@@ -219,9 +234,11 @@ DOMAIN_CAPABILITIES: tuple[type, ...] = (PageAssets, RealTimePace)
 
 #: Every session capability, for listings and the conformance suite.
 SESSION_CAPABILITIES: tuple[type, ...] = (Grammars, GoalMode, TaskGraphMode, AgentPrompts, Demos, Replayable, LiveView,
-                                          PageActions, Scored)
+                                          PageActions, Scored, DishShares)
 
 __all__ = ["ASSET_MAX_BYTES", "ASSET_NAME", "ASSET_SUFFIXES", "DOMAIN_CAPABILITIES", "SESSION_CAPABILITIES", "ActsFor",
-           "AgentPrompts", "Demos", "GoalMode", "Grammars", "LiveView", "PageActions", "PageAssets", "RealTimePace", "Replayable", "Scored",
-           "TakesReplies", "TaskGraphMode", "agent_grammar_of", "agent_prompt_parts_of", "demo_of", "goal_menu_of",
+           "AgentPrompts", "Demos", "DishShares", "GoalMode", "Grammars", "LiveView", "PageActions", "PageAssets",
+           "RealTimePace", "Replayable", "Scored",
+           "TakesReplies", "TaskGraphMode", "agent_grammar_of", "agent_prompt_parts_of", "demo_of", "dish_shares_of",
+           "goal_menu_of",
            "grammar_of", "policy_commands", "policy_replies", "task_graph_of"]

@@ -29,6 +29,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Literal
 
+from mindagent.core.capabilities import dish_shares_of
 from mindagent.core.domain import DomainSession, DomainStep
 from mindagent.core.episode import Episode
 from mindagent.dispatch.brains import Brain, PolicyBrain
@@ -84,7 +85,7 @@ class Room:
         self.on_empty: Callable[[Room], Awaitable[None]] | None = None
         #: The practice room's coach: a built-in policy whose next command is offered as a hint.
         self.coach: Brain | None = None
-        self.card = Scorecard(session.n_agents, session.credit)
+        self.card = Scorecard(session.n_agents, session.credit, lambda: dish_shares_of(self.session))
 
     # ------------------------------------------------------- views of parts
     # The clock's honesty figures (benchmarks), the pace, and what tests and callers read of the parts.
@@ -279,7 +280,7 @@ class Room:
             self.seats.new_episode()
             self.last_step = None
             self.questionnaire.new_episode()
-            self.card = Scorecard(self.session.n_agents, self.session.credit)
+            self.card = Scorecard(self.session.n_agents, self.session.credit, lambda: dish_shares_of(self.session))
             self.status = "waiting"
         if self.settings.autoplay:
             self.start()
@@ -329,8 +330,9 @@ class Room:
             if self.closed or self.status != "running" or self.session.done or not (force or self._turn_ready()):
                 return False
             t = self.session.step_index
-            ready = self.decisions.for_step()
-            commands, actors = self._joint_commands(ready)
+            human = self.seats.take_queued()
+            ready = await self.decisions.for_step(human)  # a built-in team decides knowing the people's commands
+            commands, actors = joint_commands(self.session, ready, human, self.seats.players)
             result = await self.run.advance(ready, commands, actors)
             self._remember(t, result, actors)
             for reply in ready.replies if ready else []:
@@ -343,11 +345,6 @@ class Room:
                 self.decisions.start()
         self.broadcast_state()
         return True
-
-    def _joint_commands(self, ready: Decision | None) -> tuple[list[str], list[str]]:
-        """The step's commands: people's queued ones and the decision's, never the decision's for
-        an agent a person sat down at while the model was thinking (`decisions.joint_commands`)."""
-        return joint_commands(self.session, ready, self.seats.take_queued(), self.seats.players)
 
     def _remember(self, t: int, result: DomainStep, actors: list[str]) -> None:
         self.last_step = step_record(self.session, t, result, actors)
