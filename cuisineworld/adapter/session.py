@@ -47,6 +47,8 @@ class CuisineSession(DomainSession):
         self._types = {loc.name: loc.type for loc in level.locations}
         #: who contributed to every item, and each agent's share of the served dishes (`credit.py`)
         self.ledger = DishLedger(self.world)
+        #: what the planner needs a person to do when the person holds the block (page: ``needs``)
+        self.team_needs: list[str] = []
 
     @property
     def agent_names(self) -> list[str]:
@@ -55,6 +57,7 @@ class CuisineSession(DomainSession):
     async def reset(self, seed: int | None = None) -> None:
         self.world.reset(seed=seed)
         self.ledger.reset(self.world)
+        self.team_needs = []
 
     @staticmethod
     def _verdicts(outcomes: Sequence[Outcome]) -> list[Verdict]:

@@ -160,13 +160,28 @@ def keeps_a_way_back(snap: Snapshot, a: int, counter: str) -> bool:
     if team is None:
         return True
     for p in range(snap.n):  # a teammate the planner plays can be caught the same way
-        if p == a or not team.reaches(p, counter):
+        if p == a or not team.reaches(p, counter) or not _passes_back(snap, p, a):
             continue
         shared = [c for c in team.counters if team.reaches(a, c) and team.reaches(p, c)]
         others = [snap.shelves.get(c) or [] for c in shared if c != counter]
         if all(others) and any(len(items) == 1 and team.uses(p, items[0]) for items in others):
             return False
     return True
+
+
+def _passes_back(snap: Snapshot, p: int, a: int) -> bool:
+    """Does work flow from `p` back to `a`: a product of a tool `p` reaches that `p` cannot use
+    itself and `a` can? (On a one-way pass nothing comes back, so no counter need be kept free.)"""
+    team = snap.team
+    if team is None:
+        return False
+    level = snap.book.level
+    for t in snap.book.tools:
+        if team.reaches(p, t.name):
+            for recipe in level.recipes:
+                if recipe.tool == t.type and not team.uses(p, recipe.product) and team.uses(a, recipe.product):
+                    return True
+    return False
 
 
 def _waiting_for_me(snap: Snapshot, a: int) -> bool:

@@ -7,7 +7,8 @@ kitchen before planning its own agents (`apply_people`): an item the person take
 place the person walks to is theirs. "Theirs" is the fair share: one ready sub-task starting where
 a person is heading is left to that person (`assign(claimed=...)`), and what a person holds stays
 part of the plan (the resolver counts items in every hand), so the team never makes a second copy
-of it nor takes the work that uses it away from them.
+of it nor takes the work that uses it away from them. When a person holds the block on a kitchen
+split by counters, `people_needs` says in words what the team needs from them.
 
 Example::
 
@@ -61,4 +62,39 @@ def apply_people(snap: Snapshot, world: World, commands: Sequence[str]) -> Count
     return claimed
 
 
-__all__ = ["apply_people", "people_first"]
+
+
+def people_needs(snap: Snapshot, people: Sequence[int]) -> list[str]:
+    """What the team needs a person to do when the person holds the block, in plain words.
+
+    On a kitchen split by counters a person can stop the line: they hold something only the team
+    can carry on while the team waits for it, or every counter between them and the team is full
+    and only they can empty one. The planner cannot command a person, so it says what it needs.
+    Example: ``["agent1: please put your salmonSashimi on counter1 (agent0 carries it on)"]``."""
+    team = snap.team
+    if team is None:
+        return []
+    lines: list[str] = []
+    for p in people:
+        mates = [t for t in range(snap.n) if t not in people]
+        shared = [c for c in team.counters if team.reaches(p, c) and any(team.reaches(t, c) for t in mates)]
+        if not shared:
+            continue
+        held = snap.hold[p]
+        if held is not None and not team.uses(p, held):
+            takers = [t for t in mates if team.uses(t, held)]
+            free = [c for c in shared if not snap.shelves.get(c) and any(team.reaches(t, c) for t in takers)]
+            if takers and free:
+                taker = next(t for t in takers if team.reaches(t, free[0]))
+                lines.append(f"agent{p}: please put your {held} on {free[0]} (agent{taker} carries it on)")
+            elif takers:
+                lines.append(f"agent{p}: your {held} needs a free counter; the team is clearing one")
+        elif held is None and all(snap.shelves.get(c) for c in shared):
+            mine = next(((c, items[0]) for c in shared if len(items := snap.shelves.get(c) or []) == 1
+                         and team.uses(p, items[0])), None)
+            if mine is not None:
+                lines.append(f"agent{p}: please take the {mine[1]} from {mine[0]} (the team needs a free counter)")
+    return lines
+
+
+__all__ = ["apply_people", "people_first", "people_needs"]

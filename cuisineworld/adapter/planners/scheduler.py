@@ -40,7 +40,7 @@ from cuisineworld.adapter.planners.assign import (
 from cuisineworld.adapter.planners.demand import REAL, SPARE, Demand, Job, PlannerConfig, serve_dest, tree_products
 from cuisineworld.adapter.planners.head_chef import ChefOrders, read_orders
 from cuisineworld.adapter.planners.lookahead import rollout_score, variant_configs
-from cuisineworld.adapter.planners.people import apply_people, people_first
+from cuisineworld.adapter.planners.people import apply_people, people_first, people_needs
 from cuisineworld.adapter.planners.recipes import RecipeBook
 from cuisineworld.adapter.planners.resolve import Node, Resolver
 from cuisineworld.adapter.planners.snapshot import Snapshot
@@ -69,6 +69,7 @@ class CuisinePlanner:
         self._base: CuisinePlanner | None = None
         self._replies: list[str] = []
         self._answered: set[str] = set()
+        self._asked: set[str] = set()  # what the team needs from people now (said once while it holds)
 
     # ------------------------------------------------------------ Policy API
     def reset(self, session: CuisineSession | None = None) -> None:
@@ -95,7 +96,19 @@ class CuisinePlanner:
         if chef.stopped:
             return [f"noop_agent{a}" for a in controlled]
         given = session.people_commands() if isinstance(session, DomainSession) else []
+        self._ask_people(session, world, people)
         return self._act_directed(world, controlled, chef, people_first(world, controlled, given))
+
+    def _ask_people(self, session: CuisineSession, world: World, people: list[int]) -> None:
+        """Say what the team needs from a person who holds the block (`people.people_needs`): the
+        lines stand in the session's view (``needs``) while they hold, and each is replied once."""
+        lines = people_needs(Snapshot.of(world, self.book(world.level)), people) if people else []
+        if isinstance(session, DomainSession):
+            session.team_needs = lines
+        for line in lines:
+            if line not in self._asked:
+                self._replies.append(line)
+        self._asked = set(lines)
 
     def take_replies(self) -> list[str]:
         """Lines for the head chef (instructions the planner cannot follow), each said once."""
