@@ -50,8 +50,13 @@ class GoalExecutor:
         self.planner.demand = self.demand
 
     def act(self, session: DomainSession, goals: Sequence[str]) -> list[str]:
+        """With people's commands known for this step (`DomainSession.people_commands`), their
+        agents are left to them and the cooks plan around their commands, which run first."""
         self.demand.goals = frozenset(goals)
         world = session.world  # type: ignore[attr-defined]  # only ever given a CuisineSession
+        people = {session.agent_of(c) for c in session.people_commands()}
+        if people:
+            return self.planner.act_for(session, [a for a in range(world.n_agents) if a not in people])  # type: ignore[arg-type]
         return self.planner.act_world(world)
 
 

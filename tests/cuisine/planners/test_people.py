@@ -129,3 +129,20 @@ def test_a_person_holding_the_block_is_told_what_the_team_needs() -> None:
     assert planner.take_replies() == people_needs(snap, [1])
     planner.act_for(session, [0])
     assert planner.take_replies() == []  # said once while it holds
+
+
+def test_the_goal_executor_leaves_a_persons_agent_to_them() -> None:
+    """Goal mode beside a person: the cooks command only the other agents, planned after the
+    person's command (which runs first), and the engine accepts them all."""
+    from cuisineworld.adapter.goals import GoalExecutor
+
+    session = session_of("level_3", 3)
+    executor, person = GoalExecutor(), CuisinePlanner(lookahead_team=0)
+    for _ in range(30):
+        mine = person.act_for(session, [2])[0]
+        session.set_people_commands([mine])
+        theirs = executor.act(session, [o.dish for o in session.world.orders][:1])
+        session.set_people_commands(())
+        assert all(session.agent_of(c) in (0, 1) for c in theirs)
+        step = session.step_now([mine, *theirs])
+        assert all(v.ok for v in step.verdicts)
