@@ -6,6 +6,7 @@ import asyncio
 
 from cuisineworld import load_level
 from cuisineworld.adapter.credit import DishLedger
+from cuisineworld.adapter.goals import GoalExecutor
 from cuisineworld.adapter.planners import CuisinePlanner, RandomPolicy
 from cuisineworld.adapter.planners.people import people_needs
 from cuisineworld.adapter.planners.snapshot import Snapshot
@@ -134,8 +135,6 @@ def test_a_person_holding_the_block_is_told_what_the_team_needs() -> None:
 def test_the_goal_executor_leaves_a_persons_agent_to_them() -> None:
     """Goal mode beside a person: the cooks command only the other agents, planned after the
     person's command (which runs first), and the engine accepts them all."""
-    from cuisineworld.adapter.goals import GoalExecutor
-
     session = session_of("level_3", 3)
     executor, person = GoalExecutor(), CuisinePlanner(lookahead_team=0)
     for _ in range(30):
