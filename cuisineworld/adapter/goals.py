@@ -50,13 +50,16 @@ class GoalExecutor:
         self.planner.demand = self.demand
 
     def act(self, session: DomainSession, goals: Sequence[str]) -> list[str]:
-        """The line cooks' commands toward `goals`, following the head chef's standing words as
-        the planner does (``no X`` is never cooked as spare work either)."""
+        """The line cooks' commands toward `goals`. With people's commands known for this step
+        (`DomainSession.people_commands`) their agents are left to them and the cooks plan around
+        their commands, which run first; the head chef's standing words are followed as the planner
+        follows them (``no X`` is never cooked as spare work either)."""
         self.demand.goals = frozenset(goals)
         world = session.world  # type: ignore[attr-defined]  # only ever given a CuisineSession
-        if not session.pending_instructions():
-            return self.planner.act_world(world)
-        return self.planner.act_for(session, list(range(world.n_agents)))  # type: ignore[arg-type]
+        people = {session.agent_of(c) for c in session.people_commands()}
+        if people or session.pending_instructions():
+            return self.planner.act_for(session, [a for a in range(world.n_agents) if a not in people])  # type: ignore[arg-type]
+        return self.planner.act_world(world)
 
 
 def goal_menu(session: CuisineSession) -> GoalMenu | None:

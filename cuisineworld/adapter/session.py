@@ -7,6 +7,7 @@ from typing import Any
 
 from cuisineworld import Level, Outcome, Reason, World
 from cuisineworld.adapter import directing, page, view
+from cuisineworld.adapter.credit import DishLedger
 from cuisineworld.adapter.extraction import extract_commands
 from cuisineworld.adapter.goals import GoalExecutor, goal_menu
 from cuisineworld.adapter.grammar import CommandSpace, agent_grammar, command_grammar, legal_agent_grammar, legal_grammar
@@ -44,6 +45,10 @@ class CuisineSession(DomainSession):
         self.demo_dish = demo_dish
         self._names = [f"agent{a}" for a in range(n_agents)]
         self._types = {loc.name: loc.type for loc in level.locations}
+        #: who contributed to every item, and each agent's share of the served dishes (`credit.py`)
+        self.ledger = DishLedger(self.world)
+        #: what the planner needs a person to do when the person holds the block (page: ``needs``)
+        self.team_needs: list[str] = []
 
     @property
     def agent_names(self) -> list[str]:
@@ -51,6 +56,8 @@ class CuisineSession(DomainSession):
 
     async def reset(self, seed: int | None = None) -> None:
         self.world.reset(seed=seed)
+        self.ledger.reset(self.world)
+        self.team_needs = []
 
     @staticmethod
     def _verdicts(outcomes: Sequence[Outcome]) -> list[Verdict]:
@@ -63,6 +70,7 @@ class CuisineSession(DomainSession):
     def step_now(self, commands: Sequence[str]) -> DomainStep:
         """The synchronous step (the world is pure); `step` is its async face."""
         result = self.world.step(list(commands))
+        self.ledger.record(self.world, result)
         return DomainStep(self._verdicts(result.outcomes), step_lines(result), result.completed, result.failed)
 
     def check(self, commands: Sequence[str]) -> list[Verdict]:
@@ -175,6 +183,7 @@ class CuisineSession(DomainSession):
         if not isinstance(state, list) or len(state) != 3:
             raise ValueError("the recording header has no order generator state")
         self.world.reset(generator_state=state)
+        self.ledger.reset(self.world)
 
     def credit(self, command: str) -> str | None:
         parts = command.split("_")
@@ -183,6 +192,11 @@ class CuisineSession(DomainSession):
         if parts[0] == "put" and self._types.get(parts[-1]) == "servingtable":
             return "served"
         return None
+
+    def dish_shares(self) -> list[float]:
+        """Each agent's share of the dishes served this episode: every served dish split equally
+        among the agents that fetched, passed, cooked or served a part of it (`credit.py`)."""
+        return list(self.ledger.shares)
 
     def view(self) -> dict[str, Any]:
         return view.kitchen_view(self)

@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from cuisineworld.adapter.planners.head_chef import ChefOrders
+from cuisineworld.adapter.planners.people import people_first
 from cuisineworld.adapter.planners.scheduler import CuisinePlanner
 from mindagent.dispatch.taskgraph import Subtask, TaskGraph
 
@@ -77,5 +78,6 @@ class TaskExecutor:
     def act(self, session: DomainSession, assignment: Mapping[int, Subtask], agents: Sequence[int]) -> list[str]:
         world: World = session.world  # type: ignore[attr-defined]  # only ever given a CuisineSession
         chef = ChefOrders(assigned={a: s.goal for a, s in assignment.items() if a in agents})
-        return self.planner._act_directed(world, list(agents), chef)
+        return self.planner._act_directed(world, list(agents), chef,
+                                          people_first(world, list(agents), session.people_commands()))
 

@@ -16,7 +16,8 @@ if TYPE_CHECKING:
 
 def kitchen_view(session: CuisineSession) -> dict[str, Any]:
     """Orders with remaining lifetime, agents (location, held item, busy), locations (content, in
-    use) and the board's tiles (`page.tiles`).
+    use), the board's tiles (`page.tiles`) and ``needs``: the planner's lines for a person who
+    holds the block (`planners.people.people_needs`; empty when nothing is asked).
 
     Example: ``kitchen_view(session)["agents"][0]`` → ``{"agent": 0, "name": "agent0", "location":
     "storage0", "holding": None, "busy": 0}``.
@@ -30,6 +31,8 @@ def kitchen_view(session: CuisineSession) -> dict[str, Any]:
                        "busy": world.location_busy(loc.name), "in_use": world.location_busy(loc.name) > 0,
                        "gettable": world.location_gettable(loc.name)} for loc in world.level.locations],
         "tiles": tiles(session),
+        # what the planner needs a person to do (they hold the block on a split kitchen), in words
+        "needs": list(session.team_needs),
     }
 
 

@@ -184,6 +184,17 @@ class Directable(Protocol):
 
 
 @runtime_checkable
+class DishShares(Protocol):
+    """A game that credits every completed order to the agents who worked on it, not only to the
+    one who served it (a person who passed every part of a dish over a counter has a share of it)."""
+
+    def dish_shares(self) -> list[float]:
+        """Each agent's share of this episode's completed orders (they add up to the completed
+        orders it could follow). Example: ``[1.5, 0.5]``: agent1 did half the work of one of two."""
+        ...
+
+
+@runtime_checkable
 class ActsFor(Protocol):
     """A built-in policy that can command a subset of the team (people or partners play the rest)."""
 
@@ -249,6 +260,10 @@ def policy_commands(policy: Any, session: DomainSession, controlled: Sequence[in
     return commands
 
 
+def dish_shares_of(session: DomainSession) -> list[float] | None:
+    return session.dish_shares() if isinstance(session, DishShares) else None
+
+
 def policy_replies(policy: Any) -> list[str]:
     return policy.take_replies() if isinstance(policy, TakesReplies) else []
 
@@ -283,11 +298,11 @@ DOMAIN_CAPABILITIES: tuple[type, ...] = (PageAssets, RealTimePace, LevelDifficul
 
 #: Every session capability, for listings and the conformance suite.
 SESSION_CAPABILITIES: tuple[type, ...] = (Grammars, LegalGrammars, GoalMode, TaskGraphMode, AgentPrompts, Demos,
-                                          Replayable, LiveView, PageActions, Scored, Directable)
+                                          Replayable, LiveView, PageActions, Scored, Directable, DishShares)
 
 __all__ = ["ASSET_MAX_BYTES", "ASSET_NAME", "ASSET_SUFFIXES", "ActsFor", "AgentPrompts", "DOMAIN_CAPABILITIES",
-           "Demos", "Directable", "GoalMode", "Grammars", "LegalGrammars", "LevelDifficulty", "LiveView",
-           "PageActions", "PageAssets", "RealTimePace", "Replayable", "SESSION_CAPABILITIES", "Scored",
-           "TakesReplies", "TaskGraphMode", "agent_grammar_of", "agent_prompt_parts_of", "demo_of", "goal_menu_of",
-           "grammar_of", "policy_commands", "policy_replies", "step_agent_grammar_of", "step_grammar_of",
-           "task_graph_of"]
+           "Demos", "Directable", "DishShares", "GoalMode", "Grammars", "LegalGrammars", "LevelDifficulty",
+           "LiveView", "PageActions", "PageAssets", "RealTimePace", "Replayable", "SESSION_CAPABILITIES", "Scored",
+           "TakesReplies", "TaskGraphMode", "agent_grammar_of", "agent_prompt_parts_of", "demo_of", "dish_shares_of",
+           "goal_menu_of", "grammar_of", "policy_commands", "policy_replies", "step_agent_grammar_of",
+           "step_grammar_of", "task_graph_of"]

@@ -237,6 +237,20 @@ class DomainSession(abc.ABC):
             store = self.__dict__.setdefault("_head_chef", [])
         return store
 
+    def set_people_commands(self, commands: Sequence[str]) -> None:
+        """The commands people chose for the coming step, known before the team's are chosen.
+
+        They run first in the joint action, so a person wins any race for an item or a place; a
+        built-in policy that reads `people_commands` plans its agents around them. The caller
+        sets them before the dispatcher decides and clears them (``()``) after the step."""
+        self.__dict__["_people_first"] = [str(c) for c in commands]
+
+    def people_commands(self) -> list[str]:
+        """This step's people's commands (`set_people_commands`), in the order they run; [] when unknown.
+        Example: ``["goto_agent1_storage0"]``."""
+        known: list[str] = self.__dict__.get("_people_first", [])
+        return list(known)
+
     def episode_header(self) -> dict[str, JSON]:
         """What a recording header needs, beyond the spec, to rebuild this episode (taken after reset)."""
         return {}

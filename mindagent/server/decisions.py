@@ -1,11 +1,18 @@
 """The dispatcher's side of a room: one decision task in flight, the standing plan, and the joint
 commands of a step.
 
-The dispatcher thinks in a task started right after each step; a decision not ready by the next
-tick leaves its agents idle for that step (model latency costs game time) and is used at the first
-tick after it arrives. Because people can sit down while the model thinks, a decision is re-read
-against the seats at the step that uses it (`joint_commands`): it never commands an agent a
-person took meanwhile. A dispatcher or model exception becomes a room error and an idle step.
+A model dispatcher thinks in a task started right after each step; a decision not ready by the
+next tick leaves its agents idle for that step (model latency costs game time) and is used at the
+first tick after it arrives. Because people can sit down while the model thinks, a decision is
+re-read against the seats at the step that uses it (`joint_commands`): it never commands an agent
+a person took meanwhile. A dispatcher or model exception becomes a room error and an idle step.
+
+People go first. The person's command for a step is known before the team's are chosen wherever
+the team can wait for it: a built-in policy (which answers at once) and a plan's or goal's rule
+executor decide at the step itself, told the people's commands (`DomainSession.people_commands`),
+and plan around them. In the joint action the people's commands run before the team's, so a
+person wins every race for an item or a place; a model's command decided earlier that a person's
+command made impossible is the team's refusal, never the person's.
 """
 
 from __future__ import annotations
@@ -44,29 +51,35 @@ def dispatch_for(settings: RoomSettings, session: DomainSession, brain: Brain) -
 
 def joint_commands(session: DomainSession, ready: Decision | None, human: dict[int, str],
                    players: dict[int, Any] | set[int]) -> tuple[list[str], list[str]]:
-    """One step's commands and who gave each (``dispatcher``, ``human``, ``*_idle``).
+    """One step's commands and who gave each (``human``, ``dispatcher``, ``*_idle``).
 
-    The dispatcher's commands run first, in its own order (a planner's later command may rely on an
-    earlier one), then the people's, so nothing a person does can make the dispatcher's checked
-    commands fail. A dispatcher command for an agent in `players` is dropped: the decision may
-    have been made before that person sat down."""
+    The people's commands run first (agent order), so a person wins any race with the team; then
+    the dispatcher's, in its own order (a planner's later command may rely on an earlier one); then
+    idles for agents nobody commanded. A dispatcher command for an agent in `players` is dropped:
+    the decision may have been made before that person sat down."""
+    commands: list[str] = []
+    actors: list[str] = []
+    for person in sorted(human):
+        if person in players:
+            commands.append(human[person])
+            actors.append("human")
     machine: dict[int, str] = {}
     for command in ready.commands if ready else []:
         a = session.agent_of(command)
         if a is not None and a not in players and a not in machine:
             machine[a] = command
-    commands = list(machine.values())
-    actors = ["dispatcher"] * len(commands)
+    commands += machine.values()
+    actors += ["dispatcher"] * len(machine)
     for a in range(session.n_agents):
-        if a in machine:
-            continue
-        if a in human:
-            commands.append(human[a])
-            actors.append("human")
-        else:
+        if a not in machine and not (a in human and a in players):
             commands.append(session.idle_command(a))
             actors.append("human_idle" if a in players else "dispatcher_idle")
     return commands, actors
+
+
+def people_order(human: dict[int, str], players: dict[int, Any] | set[int]) -> list[str]:
+    """The people's commands as they will run (agent order), for `DomainSession.set_people_commands`."""
+    return [human[a] for a in sorted(human) if a in players]
 
 
 class Decisions:
@@ -84,13 +97,28 @@ class Decisions:
     def thinking(self) -> bool:
         return self.task is not None and not self.task.done()
 
-    def for_step(self) -> Decision | None:
-        """What the dispatcher commands this step: the standing plan's next commands, or the
-        decision that arrived since the last step (taken once)."""
-        if self._room.dispatcher.plans:
-            return self._plan_step()
-        ready, self.ready = self.ready, None
-        return ready
+    @property
+    def decides_at_step(self) -> bool:
+        """A built-in policy answers at once: it decides at the step, knowing the people's commands."""
+        dispatcher = self._room.dispatcher
+        return isinstance(dispatcher.brain, PolicyBrain) and not dispatcher.plans
+
+    async def for_step(self, human: dict[int, str] | None = None) -> Decision | None:
+        """What the dispatcher commands this step, with the people's queued commands (`human`)
+        known: a built-in policy's decision made now, the standing plan's next commands, or the
+        model's decision that arrived since the last step (taken once)."""
+        room = self._room
+        room.session.set_people_commands(people_order(human or {}, room.seats.players))
+        try:
+            if room.dispatcher.plans:
+                return self._plan_step()
+            if self.decides_at_step:
+                self.ready = None
+                await self._decide()
+            ready, self.ready = self.ready, None
+            return ready
+        finally:
+            room.session.set_people_commands(())
 
     def _controlled(self) -> list[int]:
         players = self._room.seats.players
@@ -123,6 +151,8 @@ class Decisions:
             return  # the standing plan still acts
         if self.thinking:
             return  # still thinking about an earlier step: one call in flight per room
+        if self.decides_at_step:
+            return  # decided at the step itself (`for_step`), once the people's commands are known
         if len(room.seats.players) < room.session.n_agents:
             self.task = asyncio.get_running_loop().create_task(self._decide())
 
@@ -147,13 +177,15 @@ class Decisions:
             log.warning("room %s: dispatcher failed: %r", room.id, exc)
             room.encoder.room_error(f"the dispatcher failed ({type(exc).__name__}: {str(exc)[:200]}); "
                             "its agents idle this step")
-            room.kick()
+            if not self.decides_at_step:
+                room.kick()
             return
         if decision.errors:
             room.encoder.room_error(f"model call failed ({decision.errors[-1][:200]})")
         self._show_new_instructions(decision.head_chef)
         self.ready = decision
-        room.kick()
+        if not self.decides_at_step:  # deciding inside the step: nothing to wake
+            room.kick()
 
     async def _decide_plan(self, controlled: list[int]) -> None:
         """Ask for a new plan within the decision timeout; the old one (if any) acts meanwhile."""
@@ -209,4 +241,4 @@ class Decisions:
         self.plan, self._plan_calls = None, []
 
 
-__all__ = ["Decisions", "dispatch_for", "joint_commands"]
+__all__ = ["Decisions", "dispatch_for", "joint_commands", "people_order"]

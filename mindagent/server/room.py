@@ -29,6 +29,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, Literal
 
+from mindagent.core.capabilities import dish_shares_of
 from mindagent.core.directions import heard
 from mindagent.core.domain import DomainSession, DomainStep
 from mindagent.core.episode import Episode
@@ -90,7 +91,7 @@ class Room:
         self.on_over: Callable[[str | None], None] | None = None
         #: The practice room's coach: a built-in policy whose next command is offered as a hint.
         self.coach: Brain | None = None
-        self.card = Scorecard(session.n_agents, session.credit)
+        self.card = Scorecard(session.n_agents, session.credit, lambda: dish_shares_of(self.session))
         #: The episode's recording header, kept from the start until its first step opens the file.
         self._header: dict[str, Any] | None = None
         self.sources = SourceTally()
@@ -291,7 +292,8 @@ class Room:
             self.seats.new_episode()
             self.last_step = None
             self.questionnaire.new_episode()
-            self.card, self.sources = Scorecard(self.session.n_agents, self.session.credit), SourceTally()
+            self.card = Scorecard(self.session.n_agents, self.session.credit, lambda: dish_shares_of(self.session))
+            self.sources = SourceTally()
             self.status = "waiting"
         if self.settings.autoplay:
             self.start()
@@ -357,9 +359,11 @@ class Room:
             if self.settings.practice and not self.seats.players:  # left: it is closing, and plays for nobody
                 return False
             t = self.session.step_index
-            ready = self.run.held(self.decisions.for_step())  # whoever decided, the director's words hold
+            human = self.seats.take_queued()
+            # a built-in team decides knowing the people's commands; whoever decided, the director's words hold
+            ready = self.run.held(await self.decisions.for_step(human))
             self._open_recording()
-            commands, actors = self._joint_commands(ready)
+            commands, actors = joint_commands(self.session, ready, human, self.seats.players)
             result = await self.run.advance(ready, commands, actors)
             self._remember(t, result, actors, ready)
             for reply in ready.replies if ready else []:
@@ -379,11 +383,6 @@ class Room:
         if self._header is not None and not self.log.open:
             self.run.recorder = self.log.start(self.episode, self._header)
         self._header = None
-
-    def _joint_commands(self, ready: Decision | None) -> tuple[list[str], list[str]]:
-        """The step's commands: people's queued ones and the decision's, never the decision's for
-        an agent a person sat down at while the model was thinking (`decisions.joint_commands`)."""
-        return joint_commands(self.session, ready, self.seats.take_queued(), self.seats.players)
 
     def _remember(self, t: int, result: DomainStep, actors: list[str], ready: Decision | None = None) -> None:
         self.last_step = step_record(self.session, t, result, actors, ready, self.dispatcher.brain)

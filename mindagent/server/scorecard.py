@@ -31,9 +31,12 @@ class Scorecard:
         card.summary(["agent0", "agent1"])[0]["made"]   # 1
     """
 
-    def __init__(self, n_agents: int, credit: Callable[[str], str | None]) -> None:
+    def __init__(self, n_agents: int, credit: Callable[[str], str | None],
+                 shares: Callable[[], list[float] | None] | None = None) -> None:
         self.cards = [AgentCard() for _ in range(n_agents)]
         self._credit = credit
+        #: each agent's share of the completed orders, where the game follows who worked on them
+        self._shares = shares
 
     def add(self, step: int, actions: list[dict[str, Any]]) -> None:
         for action in actions:
@@ -50,5 +53,11 @@ class Scorecard:
                                   **({"credit": kind} if kind else {})})
 
     def summary(self, names: list[str]) -> list[dict[str, Any]]:
+        """Per agent; ``share`` (when the game follows contributions, `DishShares`) is the agent's
+        part of the completed orders: each order split equally among the agents that worked on it,
+        so a hand-off counts, not only the serving put (``served``)."""
+        shares = self._shares() if self._shares is not None else None
         return [{"agent": a, "name": names[a], "by": sorted(c.by), "served": c.served, "made": c.made,
-                 "worked": c.worked, "refused": c.refused, "timeline": c.timeline} for a, c in enumerate(self.cards)]
+                 "worked": c.worked, "refused": c.refused, "timeline": c.timeline,
+                 **({"share": round(shares[a], 3)} if shares is not None and a < len(shares) else {})}
+                for a, c in enumerate(self.cards)]

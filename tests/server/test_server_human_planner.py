@@ -50,3 +50,37 @@ async def test_planner_with_one_human_agent_issues_no_refused_command(level: str
     # (on a forced-collaboration level the person's agent holds the only way to the storage or the
     # serving table, so a random person can starve the planner's agent: nothing to assert there)
     await room.close()
+
+
+
+async def test_a_built_in_team_decides_at_the_step_knowing_the_persons_command(
+        make_room: Callable[..., Awaitable[Room]], member: Callable[[str], Any]) -> None:
+    """The room tells a built-in policy the person's queued command before it decides, and runs
+    the person's command first: a teammate that would take the same thing takes it second."""
+    seen: list[list[str]] = []
+
+    class Racer:  # takes rice from the storage with agent1, as the person's agent0 does
+        name = "racer"
+
+        def reset(self, session: Any) -> None: ...
+
+        def act(self, session: Any) -> list[str]:
+            return self.act_for(session, [0, 1])
+
+        def act_for(self, session: Any, controlled: list[int]) -> list[str]:
+            seen.append(session.people_commands())
+            return ["get_agent1_rice_storage0" if session.world.agent_location(1) == "storage0" else "goto_agent1_storage0"]
+
+    room = await make_room(PolicyBrain(Racer()), agents=2, level="level_3", steps=60)
+    person = member("person")
+    room.join(person, "player", 0)
+    room.queue_command(person, "goto_agent0_storage0")
+    assert await room.step()
+    room.queue_command(person, "get_agent0_rice_storage0")
+    assert await room.step()
+    assert seen[-2:] == [["goto_agent0_storage0"], ["get_agent0_rice_storage0"]]
+    actions = room.state()["last_step"]["actions"]
+    assert [(a["by"], a["command"], a["ok"]) for a in actions] == [
+        ("human", "get_agent0_rice_storage0", True), ("dispatcher", "get_agent1_rice_storage0", True)]
+    assert room.session.people_commands() == []  # cleared after the decision
+    await room.close()

@@ -127,7 +127,7 @@ def handoff(snap: Snapshot, a: int, dest: str) -> str | None:
         if not after or (mine is not None and min(after) >= mine):
             continue
         full = bool(snap.shelves.get(counter))
-        if not full and not _safe(snap, a, counter):
+        if not full and not (_safe(snap, a, counter) and keeps_a_way_back(snap, a, counter)):
             continue
         options.append((full, min(after), snap.at[a] != counter, counter))
     return min(options)[3] if options else None
@@ -151,10 +151,55 @@ def _safe(snap: Snapshot, a: int, counter: str) -> bool:
                for b in range(snap.n))
 
 
+def keeps_a_way_back(snap: Snapshot, a: int, counter: str) -> bool:
+    """Agent `a` never fills the last empty counter it shares with a teammate while something
+    already waits there for that teammate: the teammate needs the free counter to pass their work
+    back, and a person cannot be told to wait for a plan (relay_sashimi: raw fish on both counters
+    left the person's sashimi nowhere to go, and the team waited to the end)."""
+    team = snap.team
+    if team is None:
+        return True
+    for p in range(snap.n):  # a teammate the planner plays can be caught the same way
+        if p == a or not team.reaches(p, counter) or not _passes_back(snap, p, a):
+            continue
+        shared = [c for c in team.counters if team.reaches(a, c) and team.reaches(p, c)]
+        others = [snap.shelves.get(c) or [] for c in shared if c != counter]
+        if all(others) and any(len(items) == 1 and team.uses(p, items[0]) for items in others):
+            return False
+    return True
+
+
+def _passes_back(snap: Snapshot, p: int, a: int) -> bool:
+    """Does work flow from `p` back to `a`: a product of a tool `p` reaches that `p` cannot use
+    itself and `a` can? (On a one-way pass nothing comes back, so no counter need be kept free.)"""
+    team = snap.team
+    if team is None:
+        return False
+    level = snap.book.level
+    for t in snap.book.tools:
+        if team.reaches(p, t.name):
+            for recipe in level.recipes:
+                if recipe.tool == t.type and not team.uses(p, recipe.product) and team.uses(a, recipe.product):
+                    return True
+    return False
+
+
+def _waiting_for_me(snap: Snapshot, a: int) -> bool:
+    """An item a person left on a counter that `a` reaches and can carry on."""
+    team = snap.team
+    return team is not None and any(
+        len(items) == 1 and team.reaches(a, c) and team.uses(a, items[0])
+        for c, items in snap.shelves.items())
+
+
 def _carry(snap: Snapshot, a: int, dest: str | None, parks: bool = False) -> Decision:
     if dest is not None and not snap.reaches(a, dest):
         dest = handoff(snap, a, dest)  # out of reach: leave it on a counter for the next agent
         parks = dest is not None and bool(snap.shelves.get(dest))
+        if snap.people and (dest is None or parks) and _waiting_for_me(snap, a):
+            back = next((s for s in snap.book.storages if snap.reaches(a, s)), None)
+            if back is not None:  # nowhere to pass it while a person's item waits: put it back
+                dest, parks = back, False
     if dest is None:
         return Decision(("noop", a, None, None), "wait")
     if snap.at[a] != dest:
@@ -191,8 +236,10 @@ def _start(snap: Snapshot, a: int, task: Task) -> Decision:
 
 def assign(snap: Snapshot, tasks: list[Task], hand_dest: HandDest, free: list[int],
            taken: Counter[tuple[str, str, str | None, str | None]], stay: int = STAY_HORIZON,
-           preposition: int = PREPOSITION_HORIZON, activate_here: bool = True) -> dict[int, Decision]:
-    """One decision per agent in `free`; `taken` lists sub-tasks already started this step."""
+           preposition: int = PREPOSITION_HORIZON, activate_here: bool = True,
+           claimed: Counter[str] | None = None) -> dict[int, Decision]:
+    """One decision per agent in `free`; `taken` lists sub-tasks already started this step and
+    `claimed` the places people are heading for (one ready sub-task starting there is theirs)."""
     out: dict[int, Decision] = {}
     empty: list[int] = []
     for a in free:
@@ -207,11 +254,15 @@ def assign(snap: Snapshot, tasks: list[Task], hand_dest: HandDest, free: list[in
     parked = sum(1 for a in range(snap.n) if snap.hold[a] is not None and hand_dest.get(a, (None, True))[1])
     may_park = snap.n - 1 - parked
     skip = Counter(taken)
+    theirs = Counter(claimed or ())
     pending: list[Task] = []
     ready: list[Task] = []
     for task in sorted(tasks, key=lambda t: t.key):
         if skip[task.signature] > 0:
             skip[task.signature] -= 1
+            continue
+        if theirs[task.src] > 0:
+            theirs[task.src] -= 1  # a person walks there for it: the team leaves it to them
             continue
         # a task one step from ready keeps an agent already standing at its source
         soon = task.wait <= stay and any(snap.at[a] == task.src and eligible(snap, a, task) for a in empty)

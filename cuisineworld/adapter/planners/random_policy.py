@@ -15,9 +15,12 @@ Example::
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from cuisineworld import World
+from cuisineworld.commands import Command
+from mindagent.core.domain import DomainSession
 
 if TYPE_CHECKING:
     from cuisineworld.adapter.session import CuisineSession
@@ -37,13 +40,20 @@ class RandomPolicy:
         self._rng.seed(self.seed if seed is None else seed)
 
     def act(self, session: CuisineSession) -> list[str]:
-        return self.act_world(session.world)
+        """Picks checked after the people's commands of this step (they run first; see
+        `DomainSession.people_commands`), so a random teammate never races a person."""
+        first = session.people_commands() if isinstance(session, DomainSession) else []  # a bare world holder has none
+        return self.act_world(session.world, first)
 
-    def act_world(self, world: World) -> list[str]:
+    def act_world(self, world: World, first: Sequence[str] = ()) -> list[str]:
         commands: list[str] = []
+        people = list(first)
+        theirs = {p.agent for p in map(world.parse, people) if isinstance(p, Command)}
         for agent in range(world.n_agents):
+            if agent in theirs:
+                continue  # a person's agent: its command is given
             pick = self._rng.choice(world.legal_commands(agent))
-            if world.check([*commands, pick])[-1].ok:
+            if world.check([*people, *commands, pick])[-1].ok:
                 commands.append(pick)
             else:
                 commands.append(f"noop_agent{agent}")

@@ -84,6 +84,8 @@ class Resolver:
         snap = self.snap
         if force_tool is None:
             agent = self._hand(item, dest) if hands else None
+            if agent is not None and self._behind_the_pass(agent, dest) and snap.shelf and self._shelved(item):
+                agent = None  # the same item already waits on a counter, past the pass: use that one first
             if agent is not None:
                 self.hands.add(agent)
                 delay = snap.busy[agent] + (0 if snap.at[agent] == dest else 1)
@@ -123,6 +125,14 @@ class Resolver:
                 if best is None:
                     best = a
         return best
+
+    def _behind_the_pass(self, agent: int, dest: str | None) -> bool:
+        """On a split kitchen: `agent` cannot bring its item to `dest` without a hand-off."""
+        team = self.snap.team
+        if team is None or dest is None:
+            return False
+        hops = team.hops_to(dest)[agent]
+        return hops is None or hops > 0
 
     def _shelved(self, item: str) -> str | None:
         for counter, items in self.snap.shelves.items():

@@ -25,6 +25,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections import Counter
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from cuisineworld import Level, World
@@ -39,6 +40,7 @@ from cuisineworld.adapter.planners.assign import (
 from cuisineworld.adapter.planners.demand import REAL, SPARE, Demand, Job, PlannerConfig, serve_dest, tree_products
 from cuisineworld.adapter.planners.head_chef import ChefOrders, read_orders
 from cuisineworld.adapter.planners.lookahead import rollout_score, variant_configs
+from cuisineworld.adapter.planners.people import apply_people, people_first, people_needs
 from cuisineworld.adapter.planners.recipes import RecipeBook
 from cuisineworld.adapter.planners.resolve import Node, Resolver
 from cuisineworld.adapter.planners.snapshot import Snapshot
@@ -67,6 +69,7 @@ class CuisinePlanner:
         self._base: CuisinePlanner | None = None
         self._replies: list[str] = []
         self._answered: set[str] = set()
+        self._asked: set[str] = set()  # what the team needs from people now (said once while it holds)
 
     # ------------------------------------------------------------ Policy API
     def reset(self, session: CuisineSession | None = None) -> None:
@@ -92,17 +95,34 @@ class CuisinePlanner:
             return self.act_world(world)
         if chef.stopped:
             return [f"noop_agent{a}" for a in controlled]
-        return self._act_directed(world, controlled, chef)
+        given = session.people_commands() if isinstance(session, DomainSession) else []
+        self._ask_people(session, world, people)
+        return self._act_directed(world, controlled, chef, people_first(world, controlled, given))
+
+    def _ask_people(self, session: CuisineSession, world: World, people: list[int]) -> None:
+        """Say what the team needs from a person who holds the block (`people.people_needs`): the
+        lines stand in the session's view (``needs``) while they hold, and each is replied once."""
+        lines = people_needs(Snapshot.of(world, self.book(world.level)), people) if people else []
+        if isinstance(session, DomainSession):
+            session.team_needs = lines
+        for line in lines:
+            if line not in self._asked:
+                self._replies.append(line)
+        self._asked = set(lines)
 
     def take_replies(self) -> list[str]:
         """Lines for the head chef (instructions the planner cannot follow), each said once."""
         out, self._replies = self._replies, []
         return out
 
-    def _act_directed(self, world: World, controlled: list[int], chef: ChefOrders) -> list[str]:
+    def _act_directed(self, world: World, controlled: list[int], chef: ChefOrders,
+                      first: Sequence[str] = ()) -> list[str]:
         """One step under instructions or with people in the team (no look-ahead: its rollouts would
-        command the people's agents and ignore the instructions)."""
+        command the people's agents and ignore the instructions). `first` are the people's commands
+        of this step, which run before the team's (`people.py`)."""
         snap = Snapshot.of(world, self.book(world.level))
+        snap.people = frozenset(a for a in range(world.n_agents) if a not in controlled)
+        claimed = apply_people(snap, world, first)
         sequence: list[str] = []
         groups: list[tuple[list[int], frozenset[str] | None]] = []
         for agent, dish in sorted(chef.assigned.items()):
@@ -116,13 +136,14 @@ class CuisinePlanner:
             if agents:
                 self.demand.allowed, self.demand.make = dishes, chef.make
                 try:
-                    sequence += self._plan_agents(snap, agents)
+                    sequence += self._plan_agents(snap, agents, claimed)
                 finally:
                     self.demand.allowed, self.demand.make = None, None
-        return self._validated(world, sequence)
+        return self._validated(world, sequence, first)
 
-    def _plan_agents(self, snap: Snapshot, agents: list[int]) -> list[str]:
-        """The scheduler's passes for `agents` only, applied to `snap` as they are chosen."""
+    def _plan_agents(self, snap: Snapshot, agents: list[int], claimed: Counter[str] | None = None) -> list[str]:
+        """The scheduler's passes for `agents` only, applied to `snap` as they are chosen; one ready
+        sub-task at each place in `claimed` is left to the person heading there."""
         chosen: dict[int, Decision] = {}
         sequence: list[Decision] = []
         taken: Counter[tuple[str, str, str | None, str | None]] = Counter()
@@ -130,7 +151,7 @@ class CuisinePlanner:
         for _ in range(len(agents)):
             free = [a for a in agents if a not in chosen]
             progressed = False
-            for a, decision in self._plan(snap, free, taken).items():
+            for a, decision in self._plan(snap, free, taken, claimed).items():
                 if decision.mode not in ("act", "goto") or not snap.legal(*decision.cmd):
                     waiting[a] = decision  # maybe possible after the others' commands: next pass
                     continue
@@ -209,9 +230,10 @@ class CuisinePlanner:
         storage = next((s for s in snap.book.storages if snap.reaches(a, s)), None)
         return f"noop_agent{a}" if storage is None else f"goto_agent{a}_{storage}"
 
-    def _validated(self, world: World, commands: list[str]) -> list[str]:
+    def _validated(self, world: World, commands: list[str], first: Sequence[str] = ()) -> list[str]:
+        """`commands` with each one the engine would refuse, run after `first`, made a noop."""
         for _ in range(len(commands) + 1):
-            outcomes = world.check(commands)
+            outcomes = world.check([*first, *commands])[len(first):] if first else world.check(commands)
             bad = next((i for i, o in enumerate(outcomes) if not o.ok), None)
             if bad is None:
                 return commands
@@ -221,7 +243,8 @@ class CuisinePlanner:
         return commands
 
     # ----------------------------------------------------------------- plan
-    def _plan(self, snap: Snapshot, free: list[int], taken: Counter) -> dict[int, Decision]:
+    def _plan(self, snap: Snapshot, free: list[int], taken: Counter,
+              claimed: Counter[str] | None = None) -> dict[int, Decision]:
         jobs, resolver = self.demand.orders(snap)
         if self.demand.allowed is not None:  # a leftover is finished only into what the head chef allows
             book = snap.book
@@ -242,7 +265,7 @@ class CuisinePlanner:
             if job.root is not None:
                 collect_tasks(snap, job.root, (job.cls, job.deadline, job.rank), tasks, hand_dest)
         return assign(snap, tasks, hand_dest, free, taken, self.config.stay, self.config.preposition,
-                      self.config.activate_here)
+                      self.config.activate_here, claimed)
 
     @staticmethod
     def _inherit(resolver: Resolver, jobs: list[Job]) -> None:

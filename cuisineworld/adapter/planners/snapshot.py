@@ -35,6 +35,7 @@ class Snapshot:
     served: Counter[str]  # dishes waiting on serving tables
     team: TeamReach | None = None  # who reaches what (None: everyone everything)
     shelf: dict[str, list[str]] | None = None  # counters: items left by one agent for another
+    people: frozenset[int] = frozenset()  # agents people play: the planner never counts on them
 
     @property
     def shelves(self) -> dict[str, list[str]]:
