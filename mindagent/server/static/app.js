@@ -298,6 +298,10 @@ function renderState(s) {
   $("dispatcher").textContent = `Dispatcher: ${d.model}${d.thinking ? " (thinking…)" : ""}`;
   $("dispatcher").title = d.why;
   $("status-line").textContent = statusLine(s);
+  // what the team needs from a person who holds the block (the game's plain sentences)
+  const needs = Array.isArray(s.needs) ? s.needs.filter((line) => typeof line === "string") : [];
+  $("needs").textContent = needs.join(" ");
+  $("needs").hidden = needs.length === 0;
   renderTickets(s);
   renderBoard(s);
   renderGrid(s);

@@ -290,7 +290,12 @@ function renderResults(msg) {
   if (!team.length) return;
   const mine = team.find((a) => a.agent === msg.agent);
   if (mine && app.role === "player") {
-    box.append(el("p", { class: "yours", text: `Your part (${mine.name}): ${plural(mine.served, word("completed_one"), word("completed_many"))}, ` +
+    // a game that follows who worked on each dish sends `share`: hand-offs count, not only the serve
+    const part = typeof mine.share === "number"
+      ? `a share of ${Number.isInteger(mine.share) ? mine.share : mine.share.toFixed(1)} ${word("completed_many")} ` +
+        `(each split among everyone who worked on it; ${mine.served} by your own hand)`
+      : plural(mine.served, word("completed_one"), word("completed_many"));
+    box.append(el("p", { class: "yours", text: `Your part (${mine.name}): ${part}, ` +
       `${plural(mine.made, word("made_one"), word("made_many"))}, ${mine.worked} steps worked.` }));
   }
   const table = el("div", { class: "timeline", role: "table", "aria-label": "what each agent did, step by step" });
