@@ -43,6 +43,7 @@ from mindagent.server.encoding import COALESCE_S, ERROR_REPEAT_S, SourceTally, S
 from mindagent.server.episode_log import EpisodeLog
 from mindagent.server.protocol import ProtocolError, server_message
 from mindagent.server.questionnaire import Questionnaire
+from mindagent.server.room_parts import RoomParts
 from mindagent.server.scorecard import Scorecard
 from mindagent.server.seating import Member, Role, Seat, Seating
 from mindagent.server.settings import DECISION_TIMEOUT_S, MAX_MEMBERS, RoomSettings
@@ -54,7 +55,7 @@ Status = Literal["waiting", "running", "finished"]
 HISTORY = 8
 
 
-class Room:
+class Room(RoomParts):
     """Create with `Room(...)`, then ``await room.open()``; the registry ticks it."""
 
     def __init__(self, room_id: str, secret: str | None, settings: RoomSettings, session: DomainSession,
@@ -95,45 +96,6 @@ class Room:
         #: The episode's recording header, kept from the start until its first step opens the file.
         self._header: dict[str, Any] | None = None
         self.sources = SourceTally()
-
-    # ------------------------------------------------------- views of parts
-    # The clock's honesty figures (benchmarks), the pace, and what tests and callers read of the parts.
-    @property
-    def lags(self) -> deque[float]:
-        return self.clock.lags
-
-    @property
-    def ticks_due(self) -> int:
-        return self.clock.ticks_due
-
-    @property
-    def tick_runs(self) -> int:
-        return self.clock.tick_runs
-
-    @property
-    def starts_at(self) -> float | None:
-        return self.clock.starts_at
-
-    @property
-    def _queued(self) -> dict[int, str]:
-        return self.seats.queued
-
-    @property
-    def _ready(self) -> Decision | None:
-        return self.decisions.ready
-
-    @property
-    def period(self) -> float:
-        """Seconds between clock ticks now (slower while a person plays in real time)."""
-        return self.clock.period
-
-    @property
-    def members(self) -> int:
-        return len(self.seats.members)
-
-    @property
-    def human_agents(self) -> list[int]:
-        return self.seats.human_agents
 
     # ------------------------------------------------------------------ set-up
     async def open(self) -> None:
@@ -258,16 +220,8 @@ class Room:
         self.clock.stop_countdown()
         self.status = "running"
         if not self.log.open and self._header is None:
-            spec = self.settings.spec
-            self._header = {
-                **spec.header(), "max_steps": self.session.max_steps, "model": self.settings.model,
-                "prompt": self.settings.prompt.to_dict(), "repair": self.settings.repair,
-                "dispatch": self.dispatcher.dispatch.to_dict(), **self.session.episode_header(),
-                "episode": self.episode, "room": self.id, **{k: v for k, v in self.settings.describe().items()
-                                                             if k in ("mode", "tick", "turn_timeout")},
-                "pacing": self.settings.pace.record(bool(self.seats.players)),
-                **({"chosen": self.settings.chosen} if self.settings.chosen is not None else {}),
-            }
+            self._header = self.settings.recording_header(self.session, self.dispatcher.dispatch, self.episode, self.id,
+                                                          bool(self.seats.players))
             for member, seat in self.seats.members.items():  # people seated before the start get their line too
                 self.log.note("seat", step=self.session.step_index, event="join", role=seat.role, agent=seat.agent)
                 if seat.role != "spectator":

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from mindagent.core.domain import DomainSession
 from mindagent.core.spec import GameSpec
 from mindagent.dispatch.dispatcher import DispatchSettings
 from mindagent.dispatch.prompt import PromptConfig
@@ -86,6 +87,19 @@ class RoomSettings:
                 "tick": self.tick, "turn_timeout": self.turn_timeout, "public": self.public,
                 "human_tick": self.human_tick, "countdown": self.countdown, "practice": self.practice,
                 "chosen": self.chosen}
+
+    def recording_header(self, session: DomainSession, dispatch: DispatchSettings, episode: int, room: str,
+                         players: bool) -> dict[str, Any]:
+        """The first line of an episode's recording: everything a replay needs to rebuild the
+        game and the dispatcher, and how the room was paced and who chose it."""
+        return {
+            **self.spec.header(), "max_steps": session.max_steps, "model": self.model,
+            "prompt": self.prompt.to_dict(), "repair": self.repair, "dispatch": dispatch.to_dict(),
+            **session.episode_header(), "episode": episode, "room": room,
+            **{k: v for k, v in self.describe().items() if k in ("mode", "tick", "turn_timeout")},
+            "pacing": self.pace.record(players),
+            **({"chosen": self.chosen} if self.chosen is not None else {}),
+        }
 
 
 __all__ = ["DECISION_TIMEOUT_S", "MAX_MEMBERS", "PARTNERS", "PlayerLimits", "RoomSettings"]

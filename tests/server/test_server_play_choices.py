@@ -82,7 +82,7 @@ async def test_a_choice_opens_that_game_and_is_recorded(server: GameServer, clie
     assert room.secret is not None, "a person's own room is private"
     assert (room.settings.spec.level, room.session.n_agents, room.settings.model, room.period) == ("level_2", 3, "random", 2.0)
     room.start()
-    room.log.note("probe", step=0)
+    assert await room.step()  # the recording opens with the first played step
     header = json.loads(room.log.path.read_text().splitlines()[0]) if room.log.path else {}
     assert header["chosen"] == {"level": "level_2", "agents": 3, "partner": "random", "pace": 2.0}
     await c.request("leave")
