@@ -75,6 +75,8 @@ class RoomSettings:
     #: What the person who opened the room chose in the lobby (level, agents, partner, pace), kept
     #: in the recording's header and the results; None for a room an admin or the server opened.
     chosen: dict[str, Any] | None = None
+    #: A study's episode (study.py): ``{name, participant, index, of}``, kept in the recording's header.
+    study: dict[str, Any] | None = None
 
     @property
     def pace(self) -> Pace:
