@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 from websockets.asyncio.client import connect
 
@@ -56,6 +58,23 @@ def test_a_malformed_study_file_is_one_clear_line(tmp_path: Path, bad: Any, says
         load_study(write(tmp_path, bad))
     message = str(caught.value)
     assert "\n" not in message and says in message and "study.json" in message
+
+
+JSONISH = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+                       lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=10), inner, max_size=4),
+                       max_leaves=12)
+
+
+@settings(deadline=None, max_examples=150, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.dictionaries(st.sampled_from(["name", "consent", "order", "entries", "episodes", "extra"]), JSONISH))
+def test_any_study_file_loads_or_is_one_line(tmp_path: Path, change: dict[str, Any]) -> None:
+    path = write(tmp_path, {**STUDY, **change})
+    try:
+        study = load_study(path)
+    except StudyError as exc:
+        assert "\n" not in str(exc) and str(path) in str(exc)
+    else:
+        assert 1 <= study.total <= len(study.entries) and sorted(study.order_for(5)) == sorted(set(study.order_for(5)))
 
 
 def test_a_participant_id_outside_the_study_is_refused(tmp_path: Path) -> None:
