@@ -47,7 +47,7 @@ class StudyError(ValueError):
 class StudyEntry(BaseModel):
     """One episode: what the lobby's play form would choose, plus the person's seat and a length."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     level: Annotated[str, StringConstraints(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.:\-]+$")]
     agents: Annotated[int, Field(ge=1, le=8)] = 2
@@ -63,7 +63,7 @@ class StudyFile(BaseModel):
     them by the participant's number (participant 1 starts at entry 2, and so on: a Latin square
     over the participants). `episodes`: how many of the (ordered) entries each participant plays."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     name: Annotated[str, StringConstraints(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.\-]+$")]
     consent: Annotated[str, StringConstraints(min_length=1, max_length=20_000)]

@@ -164,3 +164,18 @@ def test_export_refuses_a_folder_without_study_recordings(tmp_path: Path) -> Non
     result = CliRunner().invoke(build_app(), ["study", "export", "--recordings", str(tmp_path), "--out",
                                               str(tmp_path / "t.txt")])
     assert result.exit_code == 2 and ".csv or a .json" in result.output
+
+
+@pytest.mark.parametrize("change, says", [
+    ({"entries": [{"level": "level_99"}]}, "entry 1: unknown level 'level_99'"),
+    ({"entries": [{"level": "level_1", "pace": 0.7}]}, "entry 1: this server offers a step every"),
+    ({"entries": [{"level": "level_1", "agents": 2, "seat": 2, "pace": 3}]}, "entry 1: seat 2 but 2 agents"),
+    ({"entries": [{"level": "level_1", "agents": 2, "seat": "1"}]}, "entries.0.seat"),
+], ids=["unknown level", "pace not offered", "seat outside the team", "seat not a number"])
+@pytest.mark.timeout(60)  # a study wrongly accepted would start the server and wait for Ctrl-C
+def test_serve_refuses_a_study_it_could_not_run_in_one_line(tmp_path: Path, change: dict[str, Any], says: str) -> None:
+    path = write(tmp_path, {**STUDY, **change})
+    result = CliRunner().invoke(build_app(), ["serve", "--study", str(path), "--port", "0",
+                                              "--recordings", str(tmp_path / "rooms")])
+    assert result.exit_code == 2, result.output
+    assert says in result.output and len(result.output.strip().splitlines()) == 1, result.output
