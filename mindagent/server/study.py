@@ -4,7 +4,8 @@ which consent text (`mindagent serve --study FILE`).
 The server keeps no per-participant state: a participant's id carries their number
 (``0007-<random hex>``), and the order of their episodes is recomputed from it, so any worker
 of a sharded server can open their next room. The id is random apart from the number: no
-personal data. Every recording of theirs carries ``study: {name, participant, index}``.
+personal data. Every recording of theirs carries ``study: {name, participant, index, of, seat}``
+and a ``results`` line (the score and each agent's share, as the page showed them).
 
 Example study file (JSON)::
 
