@@ -86,6 +86,8 @@ def serve(
     workers: int = typer.Option(1, "--workers", min=1, max=64,
                                 help="processes hosting rooms behind the one port (1: this process; N: N room workers, "
                                      "each room in one, for more rooms than one core can tick)"),
+    study: Path | None = typer.Option(None, "--study", help="a study file (JSON): each participant who opens the page "
+                                      "sees its consent text, then plays its episodes, each followed by the questionnaire"),
 ) -> None:
     """Serve the game page and its websocket on one port; open one room to play at once.
 
@@ -129,6 +131,14 @@ def serve(
         human_tick=human_tick or None, countdown=countdown, hostnames=names, workers=workers,
         recordings_budget=recordings_budget * 1024 * 1024 if recordings_budget else None)
     logging.getLogger("apscheduler").setLevel(logging.ERROR)  # "skipped: a step still running" is expected
+    if study is not None:
+        from mindagent.server.study import StudyError, check_study, load_study
+
+        try:
+            config.study = load_study(study)
+            check_study(config.study, chosen, config)
+        except StudyError as exc:
+            fail(str(exc))
     config.compression = "off" if compression == "off" else "member" if compression == "member" else "shared"
     server = GameServer(config)
 
@@ -199,6 +209,9 @@ def _banner(server: GameServer) -> None:
     out.print(f"  dispatcher: [bold]{cfg.model}[/bold] ({cfg.model_why})")
     out.print(f"  admin:      {server.url}#admin={server.admin_token}  (create rooms, change models; keep it private)")
     out.print(f"  recordings: {cfg.recordings}/")
+    if cfg.study is not None:
+        out.print(f"  study:      {cfg.study.name}, {cfg.study.total} episode(s) per participant, {cfg.study.order} order; "
+                  "every visitor sees its consent text first; `mindagent study export` makes its table")
     allowed = server.site.allowed_hosts
     if cfg.hostnames or cfg.host not in ("127.0.0.1", "localhost", "::1"):
         out.print("  host names: " + (", ".join(sorted(allowed)) if allowed is not None else

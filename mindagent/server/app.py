@@ -57,6 +57,7 @@ from mindagent.server.room import DECISION_TIMEOUT_S, MAX_MEMBERS, Room, RoomSet
 from mindagent.server.rooms import MAX_ROOMS, BrainFactory, RoomRegistry
 from mindagent.server.settings import PlayerLimits
 from mindagent.server.shards import ShardLost, ShardSet
+from mindagent.server.study import StudyFile
 
 log = logging.getLogger(__name__)
 
@@ -139,6 +140,8 @@ class ServerConfig:
                               self.practice_burst, self.admin_reserve)
     #: What a person may choose in the lobby's "play" form (choices.py).
     player_limits: PlayerLimits = field(default_factory=PlayerLimits)
+    #: `serve --study FILE`: the study each participant is walked through (study.py); None: no study.
+    study: StudyFile | None = None
 
     def room_options(self) -> dict[str, Any]:
         """The settings every room of this server shares beyond the game (flags, not per room)."""

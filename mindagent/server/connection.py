@@ -95,7 +95,8 @@ class Connection:
                                        pace=list(home.real_time_pace()) if isinstance(home, RealTimePace) else None,
                                        limits={"frame_bytes": p.MAX_FRAME_BYTES,
                                        "rate": self.server.config.rate, "burst": self.server.config.burst},
-                                       choices=lobby_choices(home, self.server.config), rooms=rooms))
+                                       choices=lobby_choices(home, self.server.config), rooms=rooms,
+                                       study=study.welcome() if (study := self.server.config.study) else None))
         finally:
             lane.leave(self._loop_time(started))
         try:

@@ -23,6 +23,7 @@ from mindagent.server import protocol as p
 from mindagent.server.choices import room_settings
 from mindagent.server.room import Member, Room, RoomSettings
 from mindagent.server.rooms import RoomRegistry
+from mindagent.server.study import StudyFile, entry_settings, new_participant
 
 if TYPE_CHECKING:
     from mindagent.server.app import ServerConfig
@@ -34,6 +35,8 @@ LOBBY_TYPES = frozenset({"ping", "list_rooms"})
 #: Message types that name the room they act on (routed by that id when rooms are sharded).
 ROOM_NAMING_TYPES = frozenset({"join", "set_model", "close_room"})
 #: Message types only the admin token may send.
+#: Messages that open a room of the guest's own (practice, the lobby's choice, a study's episode).
+OWN_ROOM_TYPES = frozenset({"practice", "play", "study_consent", "study_next"})
 ADMIN_TYPES = frozenset({"create_room", "set_model", "close_room"})
 
 
@@ -66,7 +69,9 @@ class RoomDesk:
             "leave": self._leave,
             "command": self._command, "instruct": self._instruct, "start": self._start, "restart": self._restart,
             "set_model": self._set_model, "close_room": self._close_room, "questionnaire": self._questionnaire,
+            "study_consent": self._study_consent, "study_next": self._study_next,
         }
+        self._participants = 0  # participants who agreed here: their numbers set their study order
 
     async def handle(self, guest: Guest, message: Any, re: object) -> None:
         handler = self._handlers.get(message.type)
@@ -157,7 +162,35 @@ class RoomDesk:
     async def _play(self, guest: Guest, msg: p.Play, re: object) -> None:
         """A private room with the person's own choices (`choices.room_settings`), closed when they
         leave. One per connection, like practice: a new one replaces the old."""
-        settings = room_settings(msg, self.home, self.config)
+        await self._open_own(guest, room_settings(msg, self.home, self.config), 0, re)
+
+    async def _study_consent(self, guest: Guest, msg: p.StudyConsent, re: object) -> None:
+        """A participant agreed: a new participant id, then their first episode's room."""
+        study = self._study()
+        self._participants += 1
+        participant = new_participant(self._participants)
+        guest.push(p.server_message("study", participant=participant, index=0, **study.welcome(), re=re))
+        await self._study_room(guest, study, participant, 0, re)
+
+    async def _study_next(self, guest: Guest, msg: p.StudyNext, re: object) -> None:
+        study = self._study()
+        study.entry_for(msg.participant, msg.index)  # refuse an id or index outside the study first
+        guest.push(p.server_message("study", participant=msg.participant, index=msg.index, **study.welcome(), re=re))
+        await self._study_room(guest, study, msg.participant, msg.index, re)
+
+    def _study(self) -> StudyFile:
+        if self.config.study is None:
+            raise p.ProtocolError("bad_state", "this server runs no study")
+        return self.config.study
+
+    async def _study_room(self, guest: Guest, study: StudyFile, participant: str, index: int, re: object) -> None:
+        entry = study.entry_for(participant, index)
+        settings = entry_settings(study, entry, self.home, self.config, participant, index)
+        await self._open_own(guest, settings, entry.seat, re)
+
+    async def _open_own(self, guest: Guest, settings: RoomSettings, seat: int, re: object) -> None:
+        """Open a private room of the guest's own (replacing their practice or chosen room) and
+        seat them in it."""
         registry = self.registry
         chosen_rooms = sum(1 for r in registry.rooms.values() if r.settings.chosen is not None)
         if chosen_rooms >= self.config.player_limits.max_rooms:
@@ -171,7 +204,7 @@ class RoomDesk:
         if guest.room is not None:
             guest.room.leave(guest)
         guest.room = room
-        room.join(guest, "player", 0, re)
+        room.join(guest, "player", seat, re)
 
     async def _leave(self, guest: Guest, msg: p.Leave, re: object) -> None:
         room = self._in_room(guest)

@@ -115,6 +115,23 @@ class Play(_Message):
     pace: Annotated[float, Field(ge=0.1, le=60.0, allow_inf_nan=False)]
 
 
+class StudyConsent(_Message):
+    """A participant agreed to the study's consent text (`serve --study`): the server names them a
+    participant and opens their first episode, e.g. ``{"v":1,"type":"study_consent","agree":true}``."""
+
+    type: Literal["study_consent"]
+    agree: Literal[True]
+
+
+class StudyNext(_Message):
+    """A participant's next episode (after the questionnaire), e.g.
+    ``{"v":1,"type":"study_next","participant":"0003-9f2c41d07a3be815","index":1}``."""
+
+    type: Literal["study_next"]
+    participant: Annotated[str, StringConstraints(min_length=1, max_length=32, pattern=r"^[0-9a-f\-]+$")]
+    index: Annotated[int, Field(ge=0, le=1000)]
+
+
 class Leave(_Message):
     type: Literal["leave"]
 
@@ -179,11 +196,11 @@ class Questionnaire(_Message):
 
 ClientMessage = Annotated[
     Ping | ListRooms | CreateRoom | Join | Practice | Play | Leave | Command | Instruct | Start | Restart | SetModel | CloseRoom
-    | Questionnaire,
+    | Questionnaire | StudyConsent | StudyNext,
     Field(discriminator="type"),
 ]
 CLIENT_TYPES = ("ping", "list_rooms", "create_room", "join", "practice", "play", "leave", "command", "instruct", "start",
-                "restart", "set_model", "close_room", "questionnaire")
+                "restart", "set_model", "close_room", "questionnaire", "study_consent", "study_next")
 _adapter: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 
 # The paper's post-episode survey (appendix G, Figure 27): 5-point Likert items.

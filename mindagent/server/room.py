@@ -259,6 +259,10 @@ class Room(RoomParts):
 
     def _finish(self) -> None:
         c = self.session.counts
+        team = self.card.summary(self.session.agent_names)
+        if self.settings.study is not None:  # what the participant saw in the results, for `mindagent study export`
+            self.log.note("results", team=[{k: v for k, v in a.items() if k != "timeline"} for a in team],
+                          score=collaboration_score(c.completed, c.failed, c.active))
         self.run.finish()
         self.decisions.cancel()
         self.status = "finished"
@@ -267,7 +271,7 @@ class Room(RoomParts):
             "counts": {"completed": c.completed, "failed": c.failed, "active": c.active},
             "score": collaboration_score(c.completed, c.failed, c.active),
             "recording": self.log.path.name if self.log.path else None, "chosen": self.settings.chosen,
-            "team": self.card.summary(self.session.agent_names), "sources": self.sources.to_dict(self.dispatcher.brain)})
+            "study": self.settings.study, "team": team, "sources": self.sources.to_dict(self.dispatcher.brain)})
         if self.settings.autoplay and (self.settings.episodes is None or self.episode < self.settings.episodes):
             self.spawn(self.restart())
         elif self.settings.autoplay and self.on_over is not None:

@@ -76,6 +76,8 @@ class RoomSettings:
     #: What the person who opened the room chose in the lobby (level, agents, partner, pace), kept
     #: in the recording's header and the results; None for a room an admin or the server opened.
     chosen: dict[str, Any] | None = None
+    #: A study's episode (study.py): ``{name, participant, index, of}``, kept in the recording's header.
+    study: dict[str, Any] | None = None
 
     @property
     def pace(self) -> Pace:
@@ -99,6 +101,7 @@ class RoomSettings:
             **{k: v for k, v in self.describe().items() if k in ("mode", "tick", "turn_timeout")},
             "pacing": self.pace.record(players),
             **({"chosen": self.chosen} if self.chosen is not None else {}),
+            **({"study": self.study} if self.study is not None else {}),
         }
 
 

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from mindagent.llm import telemetry
 from mindagent.server import protocol as p
-from mindagent.server.desk import ADMIN_TYPES, ROOM_NAMING_TYPES
+from mindagent.server.desk import ADMIN_TYPES, OWN_ROOM_TYPES, ROOM_NAMING_TYPES
 from mindagent.server.hosts import ClockStats, StartupRoom
 from mindagent.server.ipc import RecordError, read_record, write_record
 from mindagent.server.room import RoomSettings
@@ -388,7 +388,7 @@ class ShardSet:
             if shard is None or not shard.alive:
                 raise p.ProtocolError("no_room", NO_ROOM_TEXT)
             return shard
-        if kind in ("practice", "play"):  # a room of one's own: opened where the guest is, or on the least loaded
+        if kind in OWN_ROOM_TYPES:  # a room of one's own: opened where the guest is, or on the least loaded
             shard = self.shards.get(place.shard) if place is not None and place.shard is not None else None
             return shard if shard is not None and shard.alive else self._least_loaded()
         if place is None or place.shard is None or place.room is None:

@@ -6,6 +6,7 @@ const V = 1;
 const app = {
   ws: null, seq: 0, room: null, role: null, agent: null, level: null, admin: "", secrets: {},
   questionnaire: [], lastState: null, clockTimer: null, deadline: 0, tickLength: 1, surveyDone: false,
+  study: null,  // `serve --study`: {name, consent, episodes, participant, index}; the page walks the participant through
 };
 
 // ---------------------------------------------------------------- helpers
@@ -93,7 +94,15 @@ const handlers = {
     if (Array.isArray(msg.pace)) { $("create-tick").value = msg.pace[0]; $("create-human-tick").value = msg.pace[1]; }
     fillChoices(msg.choices);
     renderRooms(msg.rooms || []);
-    if (app.room) rejoin();
+    if (msg.study && !app.study) showConsent(msg.study);
+    else if (app.room) rejoin();
+  },
+  study(msg) {
+    app.study = { ...app.study, ...msg };
+    $("study").hidden = true;
+    $("survey").hidden = true;
+    $("study-progress").hidden = false;
+    $("study-progress").textContent = `Episode ${msg.index + 1} of ${msg.episodes}`;
   },
   rooms(msg) { renderRooms(msg.rooms || []); },
   room_created(msg) {
@@ -107,6 +116,7 @@ const handlers = {
     app.questionnaire = msg.questionnaire || [];
     app.surveyDone = false;
     app.played = false;
+    $("survey-comment").value = "";  // a new room's questionnaire starts empty
     board.selected = null;
     board.built = null;
     board.groupsBuilt = null;
@@ -138,12 +148,18 @@ const handlers = {
     refreshRooms();
   },
   ack(msg) {
-    if (msg.of === "questionnaire") { $("survey-note").textContent = "Thank you! Answers saved with the recording."; }
+    if (msg.of === "questionnaire") {
+      $("survey-note").textContent = "Thank you! Answers saved with the recording.";
+      if (app.study) studyAnswered();
+    }
     if (msg.of === "restart") { $("survey").hidden = true; }
     if (msg.of === "set_model") { toast("dispatcher changed", "info"); refreshRooms(); }
     if (msg.of === "close_room") { refreshRooms(); }
   },
-  error(msg) { toast(`${msg.code}: ${msg.message}`); },
+  error(msg) {
+    toast(`${msg.code}: ${msg.message}`);
+    if (app.study && !app.study.participant) $("study-agree").disabled = false;
+  },
   pong() {},
 };
 
@@ -247,9 +263,9 @@ function fillChoices(choices) {
 }
 
 function showGame(on) {
-  $("lobby").hidden = on;
+  $("lobby").hidden = on || !!app.study;
   $("game").hidden = !on;
-  $("to-lobby").hidden = !on;
+  $("to-lobby").hidden = !on || !!app.study;
   $("dispatcher").hidden = !on;
   if (!on) { $("room-title").textContent = ""; $("survey").hidden = true; showView3d(null); }
 }
@@ -488,8 +504,37 @@ function showSurvey(msg) {
   }
   $("survey-note").textContent = "";
   $("survey-submit").disabled = false;
-  $("restart").hidden = app.role === "spectator";
+  $("restart").hidden = app.role === "spectator" || !!app.study;
+  $("survey-skip").hidden = !!app.study && asked;  // a study asks every time; answers are its point
+  $("study-next").hidden = true;
   $("survey").hidden = false;
+}
+
+// ------------------------------------------------------------------ study
+// `serve --study`: consent first, then each episode in a room of the participant's own, the
+// questionnaire after each, then the next episode, then a thank-you.
+function showConsent(study) {
+  app.study = { ...study };
+  $("lobby").hidden = true;
+  $("study").hidden = false;
+  $("study-title").textContent = `Before you start: ${study.name}`;
+  $("study-text").textContent = study.consent;
+  $("study-agree").focus();
+}
+
+function studyAnswered() {
+  const s = app.study;
+  if (s.index + 1 < s.episodes) {
+    $("study-next").hidden = false;
+    $("study-next").focus();
+    return;
+  }
+  send({ type: "leave" });
+  $("study-progress").textContent = `${s.episodes} of ${s.episodes} done`;
+  $("study-title").textContent = "Thank you";
+  $("study-text").textContent = "You have finished. Your answers and results are saved; you may close this page.";
+  $("study-agree").hidden = true;
+  $("study").hidden = false;
 }
 
 function submitSurvey(event) {
@@ -548,6 +593,14 @@ function wire() {
     else if (s) showSurvey({ counts: s.counts, score: s.score, questionnaire: [] });
   });
   $("ready").addEventListener("click", () => send({ type: "start" }));
+  $("study-agree").addEventListener("click", () => {
+    $("study-agree").disabled = true;
+    send({ type: "study_consent", agree: true });
+  });
+  $("study-next").addEventListener("click", () => {
+    $("study-next").hidden = true;
+    send({ type: "study_next", participant: app.study.participant, index: app.study.index + 1 });
+  });
   $("practice").addEventListener("click", () => send({ type: "practice" }));
   $("play-form").addEventListener("submit", (event) => {
     event.preventDefault();
