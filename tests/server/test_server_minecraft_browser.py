@@ -135,7 +135,7 @@ async def test_watch_a_minecraft_room_in_chromium(tmp_path: Path, require: Any) 
 
             # The room list, as a person sees it; they read it a moment before clicking.
             card = page.locator(".room").filter(has_text="minecraft")
-            await expect(card.get_by_role("heading")).to_have_text("minecraft · 2 agents · tau 1", timeout=15_000)
+            await expect(card.get_by_role("heading")).to_have_text("minecraft · a team of 2", timeout=15_000)
             await expect(card.get_by_role("button", name="Play Alex")).to_be_visible()
             await expect(card.get_by_role("button", name="Play Steve")).to_be_visible()
             await page.wait_for_timeout(1500)
