@@ -163,15 +163,20 @@ def test_eval_and_run_take_a_rule_from_the_command_line(tmp_path: Path) -> None:
 
 
 _names = st.text(alphabet="abcdefgh", min_size=1, max_size=4)
-_options = st.lists(st.builds(Option, _names, st.one_of(st.integers(0, 50), st.just(math.inf))), max_size=5)
+# A menu names one thing with one deadline wherever it offers it (every agent's slot of an
+# assignment lists the same ready subtasks), so deadlines are drawn per name.
+_deadlines = st.dictionaries(_names, st.one_of(st.integers(0, 50), st.just(math.inf)), min_size=1, max_size=6)
 
 
 @settings(max_examples=200, deadline=None)
 @given(rule=st.sampled_from(RULE_NAMES), seed=st.integers(0, 10), step=st.integers(0, 100),
-       slots=st.lists(_options, min_size=1, max_size=4))
+       deadlines=_deadlines, data=st.data())
 def test_every_rule_picks_one_offered_option_per_slot_and_repeats_itself(
-        rule: str, seed: int, step: int, slots: list[list[Option]]) -> None:
-    menu = Menu(step, tuple(Slot(f"agent{k}: ", tuple(o)) for k, o in enumerate(slots)))
+        rule: str, seed: int, step: int, deadlines: dict[str, float], data: st.DataObject) -> None:
+    names = sorted(deadlines)
+    slots = data.draw(st.lists(st.lists(st.sampled_from(names), max_size=5), min_size=1, max_size=4))
+    menu = Menu(step, tuple(Slot(f"agent{k}: ", tuple(Option(n, deadlines[n]) for n in o))
+                            for k, o in enumerate(slots)))
     picks = RuleBrain(rule, seed).pick(menu)  # type: ignore[arg-type]
     offered = [s for s in menu.slots if s.options]
     assert len(picks) == len(offered)
