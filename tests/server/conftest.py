@@ -123,14 +123,29 @@ def brain_factory() -> Callable[[str], Brain]:
 @pytest_asyncio.fixture
 async def server(tmp_path: Path, brain_factory: Callable[[str], Brain]) -> AsyncIterator[GameServer]:
     """A real server on a free loopback port; its start-up room is public, 2 agents, ticking every 0.05 s."""
-    config = ServerConfig(port=0, model="tiny", model_why="the test's tiny policy", tick=0.05, human_tick=None, countdown=0,
-                          recordings=tmp_path / "rooms", startup=GameSpec("cuisineworld", "level_3", 2, 1.0, 0, "reference", 500))
-    srv = GameServer(config, brain_factory=brain_factory)
+    srv = GameServer(tiny_config(tmp_path), brain_factory=brain_factory)
     await srv.start()
     try:
         yield srv
     finally:
         await srv.stop()
+
+
+def tiny_config(tmp_path: Path, **fields: Any) -> ServerConfig:
+    """The test server's settings: a public 2-agent start-up room ticking every 0.05 s."""
+    return ServerConfig(port=0, model="tiny", model_why="the test's tiny policy", tick=0.05, human_tick=None, countdown=0,
+                        recordings=tmp_path / "rooms",
+                        startup=GameSpec("cuisineworld", "level_3", 2, 1.0, 0, "reference", 500), **fields)
+
+
+async def welcomed(server: GameServer, opened: list[ClientConnection], source: str | None = None) -> Client:
+    """A protocol client on `server` (from loopback address `source` if given) that has read its
+    welcome; its socket is added to `opened` for the fixture to close."""
+    ws = await connect(server.ws_url, max_size=None, **({"local_addr": (source, 0)} if source else {}))
+    opened.append(ws)
+    c = Client(ws)
+    await c.next("welcome")
+    return c
 
 
 @pytest_asyncio.fixture
@@ -139,11 +154,7 @@ async def client(server: GameServer) -> AsyncIterator[ClientFactory]:
     opened: list[ClientConnection] = []
 
     async def open_client() -> Client:
-        ws = await connect(server.ws_url, max_size=None)
-        opened.append(ws)
-        c = Client(ws)
-        await c.next("welcome")
-        return c
+        return await welcomed(server, opened)
 
     try:
         yield open_client

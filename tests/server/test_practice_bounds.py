@@ -11,14 +11,12 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from websockets.asyncio.client import connect
 
-from mindagent.core.spec import GameSpec
 from mindagent.recordings.recording import read_recording
 from mindagent.server import GameServer, ServerConfig
 from mindagent.server.disk_budget import PRACTICE_FOLDER
 
-from .conftest import Client, tiny_brain
+from .conftest import Client, tiny_brain, tiny_config, welcomed
 
 Opener = Callable[..., Any]
 
@@ -39,10 +37,7 @@ async def make_server(tmp_path: Path) -> AsyncIterator[Callable[..., Any]]:
     started: list[GameServer] = []
 
     async def make(**fields: Any) -> GameServer:
-        config = ServerConfig(port=0, model="tiny", model_why="test", tick=0.05, human_tick=None, countdown=0,
-                              recordings=tmp_path / "rooms",
-                              startup=GameSpec("cuisineworld", "level_3", 2, 1.0, 0, "reference", 500), **fields)
-        server = GameServer(config, brain_factory=lambda model, domain: tiny_brain())
+        server = GameServer(tiny_config(tmp_path, **fields), brain_factory=lambda model, domain: tiny_brain())
         await server.start()
         started.append(server)
         return server
@@ -60,11 +55,7 @@ async def opener() -> AsyncIterator[Opener]:
     opened: list[Any] = []
 
     async def open_client(server: GameServer, source: str = "127.0.0.1") -> Client:
-        ws = await connect(server.ws_url, max_size=None, local_addr=(source, 0))
-        opened.append(ws)
-        c = Client(ws)
-        await c.next("welcome")
-        return c
+        return await welcomed(server, opened, source)
 
     try:
         yield open_client
