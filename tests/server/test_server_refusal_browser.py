@@ -103,6 +103,11 @@ async def test_a_refused_command_shows_its_reason_on_the_board(tmp_path: Path, r
         await expect(page.locator("#refusal")).to_contain_text("Not done: take salmon meatcake from blender")
         await expect(page.locator("#events li.bad").first).to_contain_text("Nothing to take here now")
         await _figures_in_view(page)
+        await page.wait_for_timeout(300)
+        clear = await why.evaluate("el => { const r = el.getBoundingClientRect(); "
+                                   "const top = document.getElementById('sticky').getBoundingClientRect().bottom; "
+                                   "return r.top >= top - 1 && r.bottom <= window.innerHeight; }")
+        assert clear, "the sticky figures cover the refused tile's banner"
         box = await blender.locator(".contents").bounding_box()
         assert box is not None and box["height"] > 0, "the tile hid its contents"
         if SHOTS:

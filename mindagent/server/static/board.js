@@ -240,6 +240,19 @@ function showRefusal(s) {
   why.hidden = false;
   tile.classList.remove("refused"); void tile.offsetWidth; tile.classList.add("refused");
   tile.setAttribute("aria-label", `${tile.getAttribute("aria-label")}; not done: ${words}`);
+  revealBelowSticky(tile);
+}
+
+// On a phone the focused button can sit a screen below its tile, so the sticky figures cover the
+// tile's banner; bring the tile back into view just below them.
+function revealBelowSticky(tile) {
+  const sticky = $("sticky");
+  const top = sticky ? sticky.getBoundingClientRect().bottom : 0;
+  const box = tile.getBoundingClientRect();
+  // the refusal line just grew the sticky block, so its height is measured now, not taken from the
+  // page's scroll padding (set before the line was written)
+  if (box.top < top + 4) window.scrollBy(0, box.top - top - 8);
+  else if (box.bottom > window.innerHeight) window.scrollBy(0, Math.min(box.bottom - window.innerHeight + 8, box.top - top - 8));
 }
 
 // ---------------------------------------------------------------- orders
