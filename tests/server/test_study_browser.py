@@ -137,3 +137,57 @@ async def test_a_participant_walks_a_two_episode_study_and_the_export_has_their_
     for r in rows:
         assert r["ended"] == "True" and r["steps"] == "8" and r["score"] != "" and 0 <= float(r["score"]) <= 1
         assert int(r["commands"]) > 0, "the person's keyboard commands are in the recording"
+
+
+def _study_room(server: GameServer) -> Any:
+    rooms = [r for r in server.registry.rooms.values() if r.settings.study is not None]
+    assert len(rooms) == 1, "one private room per participant"
+    return rooms[0]
+
+
+async def test_a_participant_who_reloads_comes_back_as_the_same_participant(tmp_path: Path, require: Any) -> None:
+    """A reload mid-episode replays that episode, a reload after the questionnaire goes on to the
+    next; neither asks for consent again nor makes a new participant."""
+    _need_browser(require)
+    from playwright.async_api import async_playwright, expect
+
+    study_file = tmp_path / "study.json"
+    study_file.write_text(json.dumps(STUDY))
+    config = ServerConfig(port=0, model="planner", model_why="the built-in planner", recordings=tmp_path / "rooms",
+                          startup=None, countdown=1.0, player_limits=PlayerLimits(paces=(1.0,)),
+                          study=load_study(study_file))
+    async with GameServer(config) as server, async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = await browser.new_page(viewport={"width": 1280, "height": 900}, bypass_csp=True)
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        await page.goto(server.url)
+        await expect(page.locator("#study-agree")).to_be_focused()
+        await page.keyboard.press("Enter")
+        await expect(page.locator("#board .tile").first).to_be_visible()
+        first = _study_room(server).settings.study
+        assert first is not None and first["index"] == 0
+        await page.wait_for_timeout(1500)  # a step or so into the episode, then the tab reloads
+        await page.reload()
+        await expect(page.locator("#study-title")).to_have_text(f"Welcome back: {STUDY['name']}")
+        await expect(page.locator("#study-text")).to_contain_text("Episode 1 of 2 was cut off")
+        assert await page.locator("#lobby").is_hidden()
+        assert await _axe(page) == [], "welcome-back page"
+        await expect(page.locator("#study-agree")).to_be_focused()
+        await page.keyboard.press("Enter")
+        await expect(page.locator("#study-progress")).to_have_text("Episode 1 of 2")
+        await expect(page.locator("#board .tile").first).to_be_visible()
+        await page.wait_for_timeout(300)
+        again = _study_room(server).settings.study
+        assert again is not None and again["participant"] == first["participant"] and again["index"] == 0
+        await _play_by_keyboard(page, server)
+        await _answer_by_keyboard(page, 3)
+        await page.reload()
+        await expect(page.locator("#study-text")).to_have_text("Episode 2 of 2 is next.")
+        await page.keyboard.press("Enter")
+        await expect(page.locator("#study-progress")).to_have_text("Episode 2 of 2")
+        await page.wait_for_timeout(300)
+        second = _study_room(server).settings.study
+        assert second is not None and second["participant"] == first["participant"] and second["index"] == 1
+        await browser.close()
+        assert not errors, errors

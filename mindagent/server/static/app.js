@@ -94,11 +94,15 @@ const handlers = {
     if (Array.isArray(msg.pace)) { $("create-tick").value = msg.pace[0]; $("create-human-tick").value = msg.pace[1]; }
     fillChoices(msg.choices);
     renderRooms(msg.rooms || []);
-    if (msg.study && !app.study) showConsent(msg.study);
+    if (msg.study && !app.study) {
+      const back = recalledStudy(msg.study);
+      if (back) resumeStudy(msg.study, back); else showConsent(msg.study);
+    }
     else if (app.room) rejoin();
   },
   study(msg) {
-    app.study = { ...app.study, ...msg };
+    app.study = { ...app.study, ...msg, resumeAt: undefined };
+    rememberStudy(false);
     $("study").hidden = true;
     $("survey").hidden = true;
     $("study-progress").hidden = false;
@@ -150,7 +154,7 @@ const handlers = {
   ack(msg) {
     if (msg.of === "questionnaire") {
       $("survey-note").textContent = "Thank you! Answers saved with the recording.";
-      if (app.study) studyAnswered();
+      if (app.study) { rememberStudy(true); studyAnswered(); }
     }
     if (msg.of === "restart") { $("survey").hidden = true; }
     if (msg.of === "set_model") { toast("dispatcher changed", "info"); refreshRooms(); }
@@ -158,7 +162,7 @@ const handlers = {
   },
   error(msg) {
     toast(`${msg.code}: ${msg.message}`);
-    if (app.study && !app.study.participant) $("study-agree").disabled = false;
+    if (app.study && (!app.study.participant || app.study.resumeAt !== undefined)) $("study-agree").disabled = false;
   },
   pong() {},
 };
@@ -522,6 +526,39 @@ function showConsent(study) {
   $("study-agree").focus();
 }
 
+// A participant who reloads the page (or whose browser restarts the tab) comes back as the same
+// participant at the episode they were on, not as a new one through the consent again: the id and
+// the place in the study live in this tab's session storage (nothing personal: a number and random bits).
+const STUDY_KEY = "mindagent.study";
+
+function rememberStudy(answered) {
+  const s = app.study;
+  const kept = { name: s.name, participant: s.participant, index: s.index, episodes: s.episodes, answered };
+  try { sessionStorage.setItem(STUDY_KEY, JSON.stringify(kept)); } catch (_) { /* storage off: no resume */ }
+}
+
+function recalledStudy(study) {
+  let kept = null;
+  try { kept = JSON.parse(sessionStorage.getItem(STUDY_KEY) || "null"); } catch (_) { return null; }
+  const fits = kept && kept.name === study.name && typeof kept.participant === "string" &&
+    Number.isInteger(kept.index) && kept.index >= 0 && kept.index < study.episodes;
+  return fits ? kept : null;
+}
+
+function resumeStudy(study, back) {
+  const next = back.answered ? back.index + 1 : back.index;
+  app.study = { ...study, participant: back.participant, index: back.index, resumeAt: next };
+  $("lobby").hidden = true;
+  if (next >= study.episodes) { finishStudy(); return; }
+  $("study").hidden = false;
+  $("study-title").textContent = `Welcome back: ${study.name}`;
+  $("study-text").textContent = back.answered ?
+    `Episode ${next + 1} of ${study.episodes} is next.` :
+    `Episode ${next + 1} of ${study.episodes} was cut off; it starts again from the beginning.`;
+  $("study-agree").textContent = "Continue";
+  $("study-agree").focus();
+}
+
 function studyAnswered() {
   const s = app.study;
   if (s.index + 1 < s.episodes) {
@@ -530,6 +567,12 @@ function studyAnswered() {
     return;
   }
   send({ type: "leave" });
+  finishStudy();
+}
+
+function finishStudy() {
+  const s = app.study;
+  $("study-progress").hidden = false;
   $("study-progress").textContent = `${s.episodes} of ${s.episodes} done`;
   $("study-title").textContent = "Thank you";
   $("study-text").textContent = "You have finished. Your answers and results are saved; you may close this page.";
@@ -595,7 +638,9 @@ function wire() {
   $("ready").addEventListener("click", () => send({ type: "start" }));
   $("study-agree").addEventListener("click", () => {
     $("study-agree").disabled = true;
-    send({ type: "study_consent", agree: true });
+    const s = app.study;
+    if (s && s.resumeAt !== undefined) send({ type: "study_next", participant: s.participant, index: s.resumeAt });
+    else send({ type: "study_consent", agree: true });
   });
   $("study-next").addEventListener("click", () => {
     $("study-next").hidden = true;
