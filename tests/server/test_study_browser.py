@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from cuisineworld.adapter.planners import CuisinePlanner
+from mindagent.evaluation.study_table import study_rows
 from mindagent.server import GameServer, ServerConfig
 from mindagent.server.protocol import QUESTIONNAIRE
 from mindagent.server.settings import PlayerLimits
@@ -167,7 +168,8 @@ async def test_a_participant_who_reloads_comes_back_as_the_same_participant(tmp_
         await expect(page.locator("#board .tile").first).to_be_visible()
         first = _study_room(server).settings.study
         assert first is not None and first["index"] == 0
-        await page.wait_for_timeout(1500)  # a step or so into the episode, then the tab reloads
+        await page.wait_for_function("() => Number(document.getElementById('step').textContent) >= 2",
+                                     timeout=15_000)  # two steps into the episode, then the tab reloads
         await page.reload()
         await expect(page.locator("#study-title")).to_have_text(f"Welcome back: {STUDY['name']}")
         await expect(page.locator("#study-text")).to_contain_text("Episode 1 of 2 was cut off")
@@ -191,3 +193,10 @@ async def test_a_participant_who_reloads_comes_back_as_the_same_participant(tmp_
         assert second is not None and second["participant"] == first["participant"] and second["index"] == 1
         await browser.close()
         assert not errors, errors
+    rows, _ = study_rows(tmp_path / "rooms")
+    cut = [r for r in rows if r["index"] == 0 and r["steps"] < 8]
+    full = [r for r in rows if r["index"] == 0 and r["steps"] == 8]
+    assert len(cut) == 1 and len(full) == 1, rows
+    assert {r["participant"] for r in rows} == {first["participant"]}
+    assert full[0]["answers"] and not cut[0]["answers"]
+    assert cut[0]["ended"] is False and full[0]["ended"] is True, "the export tells the cut-off attempt apart"
