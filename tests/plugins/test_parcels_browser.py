@@ -4,7 +4,6 @@ enabled, and act (take, go, drop) at a person's pace until a parcel is delivered
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -14,13 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from plugin_install import ROOT
+from browser_support import ARGS, AXE, CHROMIUM, need_browser, serious_violations
 
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio]
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
-AXE = ROOT / "tests" / "browser" / "node_modules" / "axe-core" / "axe.min.js"
 PACE_S = 1.2  # a person acts a second or two after the board changes
 
 
@@ -45,19 +40,8 @@ def _serve(env: dict[str, str], recordings: Path) -> tuple[subprocess.Popen[str]
     return proc, int(port.group(1)), output
 
 
-async def _axe(page: Any) -> list[dict[str, Any]]:
-    await page.add_script_tag(path=str(AXE))
-    result = await page.evaluate("async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
-                                 ".map(v => ({id: v.id, impact: v.impact}))")
-    return [v for v in result if v["impact"] in ("serious", "critical")]
-
-
 async def test_the_plugin_board_plays_in_chromium(parcels_env: dict[str, str], tmp_path: Path, require: Any) -> None:
-    require("playwright", "pip install playwright (the browser itself is Debian's chromium)")
-    if not Path(CHROMIUM).exists():
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"no chromium at {CHROMIUM}")
-        pytest.skip(f"no chromium at {CHROMIUM} (apt-get install chromium)")
+    need_browser(require)
     if not AXE.exists():
         pytest.fail(f"{AXE} missing: bash scripts/setup.sh --dev (npm ci in tests/browser)")
     from playwright.async_api import async_playwright, expect
@@ -100,7 +84,7 @@ async def test_the_plugin_board_plays_in_chromium(parcels_env: dict[str, str], t
             await expect(page.locator("#completed-label")).to_have_text("delivered")
 
             await expect(page.locator("#pops .pop")).to_have_count(0, timeout=5000)
-            assert await _axe(page) == [], "the plugin's page"
+            assert await serious_violations(page) == [], "the plugin's page"
             await page.screenshot(path=str(tmp_path / "parcels.png"), full_page=True)
             await browser.close()
             assert not errors, errors

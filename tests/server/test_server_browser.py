@@ -12,15 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from browser_support import ARGS, CHROMIUM, need_browser
 
 from mindagent.core.spec import GameSpec
 from mindagent.recordings.recording import read_recording
 from mindagent.server import GameServer, ServerConfig
 
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio]
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
 PLAN = ["goto_agent0_storage0", "get_agent0_tuna_storage0", "goto_agent0_chopboard0", "put_agent0_chopboard0",
         "activate_agent0_chopboard0"]
 
@@ -61,11 +59,7 @@ async def check_page_matches_engine(page: Any, server: GameServer) -> None:
 
 
 async def test_play_a_short_episode_in_chromium(tmp_path: Path, brain_factory: Any, require: Any) -> None:
-    require("playwright", "pip install playwright (the browser itself is Debian's chromium)")
-    if not Path(CHROMIUM).exists():
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"no chromium at {CHROMIUM}")
-        pytest.skip(f"no chromium at {CHROMIUM} (apt-get install chromium)")
+    need_browser(require)
     from playwright.async_api import async_playwright, expect
 
     config = ServerConfig(port=0, model="tiny", model_why="the test's tiny policy stands in for the planner",
@@ -128,11 +122,7 @@ async def test_play_a_short_episode_in_chromium(tmp_path: Path, brain_factory: A
 async def test_the_page_says_who_reaches_each_station(tmp_path: Path, brain_factory: Any, require: Any) -> None:
     """On a split kitchen every tile names the agents who can use it, in text and in its label,
     and the player's own out-of-reach stations say so (not by colour alone)."""
-    require("playwright", "pip install playwright (the browser itself is Debian's chromium)")
-    if not Path(CHROMIUM).exists():
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"no chromium at {CHROMIUM}")
-        pytest.skip(f"no chromium at {CHROMIUM} (apt-get install chromium)")
+    need_browser(require)
     from playwright.async_api import async_playwright, expect
 
     config = ServerConfig(port=0, model="tiny", model_why="the test's tiny policy stands in for the planner",

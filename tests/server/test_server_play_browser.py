@@ -20,6 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from browser_support import ARGS, AXE, CHROMIUM
+from browser_support import need_browser as _need_browser
+from browser_support import serious_violations as _axe
 
 from cuisineworld.adapter.planners import CuisinePlanner
 from mindagent.core.spec import GameSpec
@@ -27,21 +30,9 @@ from mindagent.server import GameServer, ServerConfig
 from mindagent.server.pacing import COUNTDOWN_S, HUMAN_TICK_S
 
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio]
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
-AXE = Path(__file__).resolve().parents[1] / "browser" / "node_modules" / "axe-core" / "axe.min.js"
 SLOT = {"goto": "#act-go", "put": "#act-put", "activate": "#act-start", "noop": "#act-wait"}
 KEY = {"goto": "g", "put": "p", "activate": "s", "noop": "w"}
 SHOTS = os.environ.get("MINDAGENT_SCREENSHOTS")
-
-
-def _need_browser(require: Any) -> None:
-    require("playwright", "pip install playwright (the browser itself is Debian's chromium)")
-    if not Path(CHROMIUM).exists():
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"no chromium at {CHROMIUM}")
-        pytest.skip(f"no chromium at {CHROMIUM} (apt-get install chromium)")
 
 
 def _human_room(tmp_path: Path, agents: int = 1) -> ServerConfig:
@@ -220,14 +211,6 @@ async def test_the_tutorial_is_followed_to_its_end(tmp_path: Path, require: Any)
         await page.wait_for_timeout(300)
         assert not any(r.settings.practice for r in server.registry.rooms.values())
         await browser.close()
-
-
-async def _axe(page: Any) -> list[dict[str, Any]]:
-    if not await page.evaluate("() => !!window.axe"):
-        await page.add_script_tag(path=str(AXE))
-    result = await page.evaluate("async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
-                                 ".map(v => ({id: v.id, impact: v.impact, nodes: v.nodes.map(n => n.target.join(' '))}))")
-    return [v for v in result if v["impact"] in ("serious", "critical")]
 
 
 async def test_axe_finds_nothing_serious_and_a_phone_does_not_scroll_sideways(tmp_path: Path, require: Any) -> None:

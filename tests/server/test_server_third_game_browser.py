@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from browser_support import ARGS, AXE, CHROMIUM, need_browser, serious_violations
 
 from mindagent import domains
 from mindagent.core.domain import Counts, DomainBase, DomainSession, DomainStep, PromptParts, SpecError, Verdict
@@ -27,10 +28,6 @@ from mindagent.dispatch.brains import Brain, PolicyBrain
 from mindagent.server import GameServer, ServerConfig
 
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio]
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
-AXE = Path(__file__).resolve().parents[1] / "browser" / "node_modules" / "axe-core" / "axe.min.js"
 SHOTS = os.environ.get("MINDAGENT_SCREENSHOTS")
 
 TILES = ("north", "south", "east")
@@ -220,20 +217,8 @@ def _resting_brain(model: str, domain: str) -> Brain:
     return PolicyBrain(Resting())
 
 
-async def _axe(page: Any) -> list[dict[str, Any]]:
-    if not await page.evaluate("() => !!window.axe"):
-        await page.add_script_tag(path=str(AXE))
-    result = await page.evaluate("async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
-                                 ".map(v => ({id: v.id, impact: v.impact, nodes: v.nodes.map(n => n.target.join(' '))}))")
-    return [v for v in result if v["impact"] in ("serious", "critical")]
-
-
 async def test_a_third_game_gets_a_playable_board(tmp_path: Path, require: Any, request: Any) -> None:
-    require("playwright", "pip install playwright (the browser itself is Debian's chromium)")
-    if not Path(CHROMIUM).exists():
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"no chromium at {CHROMIUM}")
-        pytest.skip(f"no chromium at {CHROMIUM} (apt-get install chromium)")
+    need_browser(require)
     if not AXE.exists():
         pytest.fail(f"{AXE} missing: bash scripts/setup.sh --dev (npm ci in tests/browser)")
     from playwright.async_api import async_playwright, expect
@@ -293,7 +278,7 @@ async def test_a_third_game_gets_a_playable_board(tmp_path: Path, require: Any, 
         for word in ("kitchen", "chef", "dish", "served", "cook"):
             assert word not in text, word
         await expect(page.locator("#pops .pop")).to_have_count(0, timeout=5000)  # its fade-out would be mid-contrast
-        assert await _axe(page) == [], "the third game's page"
+        assert await serious_violations(page) == [], "the third game's page"
         await page.screenshot(path=str(tmp_path / "third-game.png"), full_page=True)
         await browser.close()
         assert not errors, errors
