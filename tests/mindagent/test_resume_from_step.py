@@ -1,0 +1,129 @@
+"""A unit that fails mid-episode is continued from its last played step on resume, and the
+continued unit is the one an unbroken run plays: same steps, same results, only the missing calls.
+
+A loopback stub answers as a function of the prompt (so the game's course depends on every answer)
+and, in the broken run, refuses every request from call 41 on with 429 and a Retry-After far past
+`--max-retry-after`: the unit fails at step 40. The stub counts the requests of each run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from stub_llm import RateLimitFrom, stub_server
+from typer.testing import CliRunner
+
+import mindagent.llm.retry as retry
+from mindagent.cli import app
+
+runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def quick(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(retry, "BASE_BACKOFF_S", 0.001)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+
+
+def moves(body: bytes) -> str:
+    """Each agent walks to a place chosen by a hash of the state it is shown: a different state
+    gets different commands, so a replay that drifted by one step would show at once."""
+    state = json.loads(body)["messages"][-1]["content"]
+    places = re.findall(r"inside\((\w+),", state) or ["storage0"]
+    digest = hashlib.sha256(state.encode()).digest()
+    return "\n".join(f"goto_agent{a}_{places[digest[a] % len(places)]}" for a in range(2))
+
+
+def sweep(url: str, out: Path, record: Path, episodes: int, steps: int, *extra: str):
+    return runner.invoke(app, ["eval", "--levels", "level_1", "--agents", "2", "--taus", "1.0", "--episodes",
+                               str(episodes), "--steps", str(steps), "--model", "openai:stub", "--base-url", url,
+                               "--out", str(out), "--record", str(record), "--retries", "2",
+                               "--max-retry-after", "0.01", *extra])
+
+
+def played(folder: Path) -> dict[str, list[dict[str, Any]]]:
+    """Every recording's lines but the timings (a replayed answer keeps its first latency)."""
+    out = {}
+    for path in sorted(folder.glob("*.jsonl")):
+        lines = [json.loads(line) for line in path.read_text().splitlines()]
+        for line in lines:
+            line.pop("latency_s", None)
+            for call in line.get("calls", []):
+                call["usage"].pop("latency_s", None)
+        out[path.name] = lines
+    return out
+
+
+def cells(out: Path) -> list[dict[str, Any]]:
+    data = json.loads(out.read_text())
+    for cell in data["cells"]:
+        for tau in cell["taus"]:
+            tau.pop("replayed_calls", None)
+    return data["cells"]
+
+
+@pytest.mark.parametrize(("episodes", "steps", "healthy", "workers"),
+                         [(1, 60, 40, "1"), (2, 30, 40, "1"), (1, 20, 12, "2")])
+def test_a_unit_failed_at_step_40_continues_from_there(tmp_path: Path, episodes: int, steps: int,
+                                                        healthy: int, workers: str) -> None:
+    """In this process, and in a pool of worker processes (the checkpoint travels both ways)."""
+    whole, outage, rest = RateLimitFrom(moves), RateLimitFrom(moves, healthy=healthy), RateLimitFrom(moves)
+    out, record = tmp_path / "r.json", tmp_path / "rec"
+    episode, step = divmod(healthy, steps)
+    with stub_server(whole) as stub:  # one server throughout: its address is part of the settings
+        unbroken = sweep(stub.url, tmp_path / "whole.json", tmp_path / "whole", episodes, steps, "--workers", workers)
+        assert unbroken.exit_code == 0, unbroken.output
+        total = whole.answered
+        assert total == episodes * steps and whole.refused == 0
+
+        stub.answer = outage
+        broken = sweep(stub.url, out, record, episodes, steps, "--workers", workers)
+        assert broken.exit_code == 1 and outage.answered == healthy and outage.refused == 3  # 1 try + 2 retries
+        failed = json.loads(out.read_text())["failed"]
+        assert len(failed) == 1 and "RateLimited" in failed[0]["error"]
+        assert failed[0]["checkpoint"]["episode"] == episode + 1 and failed[0]["checkpoint"]["step"] == step
+        assert len(failed[0]["checkpoint"]["answers"]) == healthy
+        assert f"stopped at episode {episode + 1}, step {step}" in broken.output
+
+        stub.answer = rest
+        resumed = sweep(stub.url, out, record, episodes, steps, "--workers", workers)
+    assert resumed.exit_code == 0, resumed.output
+    assert rest.answered == total - healthy and rest.refused == 0  # only the calls it had not made
+    data = json.loads(out.read_text())
+    assert data["failed"] == [] and data["cells"][0]["taus"][0]["replayed_calls"] == healthy
+    assert cells(out) == cells(tmp_path / "whole.json")  # counts, tokens and every metric
+    assert played(record) == played(tmp_path / "whole")  # every state, prompt, answer and verdict
+
+
+def test_a_changed_setting_is_refused_on_a_checkpointed_file(tmp_path: Path) -> None:
+    out, record = tmp_path / "r.json", tmp_path / "rec"
+    with stub_server(RateLimitFrom(moves, healthy=5)) as stub:
+        assert sweep(stub.url, out, record, 1, 10).exit_code == 1
+        before = out.read_bytes()
+        refused = sweep(stub.url, out, record, 1, 10, "--temperature", "0.5")
+    assert refused.exit_code == 2
+    lines = [line for line in refused.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and "temperature" in lines[0] and "use another --out" in lines[0]
+    assert out.read_bytes() == before  # the checkpoint is kept for the right settings
+
+
+def test_a_checkpoint_that_no_longer_matches_is_played_again(tmp_path: Path) -> None:
+    """Answers recorded for other prompts (edited by hand here; a changed prompt in real life) are
+    never used for the wrong prompt: those steps go to the model, and the run says so."""
+    out, record = tmp_path / "r.json", tmp_path / "rec"
+    rest = RateLimitFrom(moves)
+    with stub_server(RateLimitFrom(moves, healthy=5)) as stub:
+        assert sweep(stub.url, out, record, 1, 10).exit_code == 1
+        data = json.loads(out.read_text())
+        for answer in data["failed"][0]["checkpoint"]["answers"]:
+            answer["prompt"] = "0" * 64
+        out.write_text(json.dumps(data))
+        stub.answer = rest
+        again = sweep(stub.url, out, record, 1, 10)
+    assert again.exit_code == 0, again.output
+    assert rest.answered == 10 and "replayed_calls" not in json.loads(out.read_text())["cells"][0]["taus"][0]
