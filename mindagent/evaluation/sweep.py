@@ -164,7 +164,11 @@ class Results:
                     for t in cell["taus"] if not int(t.get("model_errors", 0))}
             self.done[(cell["level"], int(cell["agents"]))] = taus
         for unit in data.get("failed") or []:  # kept until redone, with what they played
-            where = (str(unit["level"]), int(unit["agents"]), float(unit["tau"]))
+            try:
+                where = (str(unit["level"]), int(unit["agents"]), float(unit["tau"]))
+            except (KeyError, TypeError, ValueError):
+                log.warning("%s: a failed unit without level, agents and tau (%.80r) is left out", path, unit)
+                continue
             if self.has(*where):
                 continue
             self.failed_units[where] = str(unit.get("error", ""))

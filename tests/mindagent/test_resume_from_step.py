@@ -127,3 +127,23 @@ def test_a_checkpoint_that_no_longer_matches_is_played_again(tmp_path: Path) -> 
         again = sweep(stub.url, out, record, 1, 10)
     assert again.exit_code == 0, again.output
     assert rest.answered == 10 and "replayed_calls" not in json.loads(out.read_text())["cells"][0]["taus"][0]
+
+
+@pytest.mark.parametrize("damage", ["checkpoint", "entry"])
+def test_a_damaged_checkpoint_starts_the_unit_over(tmp_path: Path, damage: str) -> None:
+    """A checkpoint (or a failed entry) edited into nonsense is left out with a warning: the unit
+    is played from its first step, never crashed on, never half-replayed."""
+    out, record = tmp_path / "r.json", tmp_path / "rec"
+    rest = RateLimitFrom(moves)
+    with stub_server(RateLimitFrom(moves, healthy=5)) as stub:
+        assert sweep(stub.url, out, record, 1, 10).exit_code == 1
+        data = json.loads(out.read_text())
+        if damage == "checkpoint":
+            data["failed"][0]["checkpoint"]["answers"] = "junk"
+        else:
+            data["failed"] = [{"level": "level_1"}, *data["failed"][1:]]
+        out.write_text(json.dumps(data))
+        stub.answer = rest
+        again = sweep(stub.url, out, record, 1, 10)
+    assert again.exit_code == 0, again.output
+    assert rest.answered == 10 and json.loads(out.read_text())["failed"] == []
