@@ -201,6 +201,8 @@ def run_units(units: Sequence[Unit], recipe_for: Callable[[EvalConfig], BrainRec
                                    results.checkpoints.get((level, agents, tau)))
             except UnitFailed as exc:
                 results.unit_failed(level, agents, tau, exc)
+                if isinstance(exc.__cause__, asyncio.CancelledError):  # Ctrl-C: saved, and the sweep stops
+                    raise KeyboardInterrupt from None
             except Exception as exc:  # one unit's failure must not lose the others' results
                 log.exception("%s, %d agents, tau %s failed", level, agents, tau)
                 _failed(results, level, agents, tau, exc)

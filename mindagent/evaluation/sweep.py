@@ -202,6 +202,8 @@ class Results:
         cause = exc.__cause__
         if isinstance(cause, ModelCallsFailed):
             log.warning("%s, %d agents, tau %s: model calls failed: %s", level, agents, tau, cause)
+        elif isinstance(cause, asyncio.CancelledError):
+            log.warning("%s, %d agents, tau %s: interrupted; what it played is kept", level, agents, tau)
         else:
             log.error("%s, %d agents, tau %s failed", level, agents, tau, exc_info=cause or exc)
         self.fail(level, agents, tau, exc.error, exc.checkpoint)
@@ -298,8 +300,9 @@ async def run_tau(config: EvalConfig, level: str, agents: int, tau: float, brain
             measured.append(eval_episode(records_metrics(recorder.records or [])))
             if on_episode is not None:
                 on_episode()
-    except Exception as exc:
+    except (Exception, asyncio.CancelledError) as exc:  # a stopped run (Ctrl-C) keeps what it played too
         error = (f"model call failed at {exc}" if isinstance(exc, ModelCallsFailed)
+                 else "interrupted: the run was stopped" if isinstance(exc, asyncio.CancelledError)
                  else f"{type(exc).__name__}: {redact_text(str(exc))}")
         kept = Checkpoint(episode=where[0], step=where[1], answers=tuple(tape.kept)) if tape and tape.kept else None
         raise UnitFailed(error, kept) from exc
@@ -326,6 +329,8 @@ async def run_eval(config: EvalConfig, results: Results, brain_factory: Callable
                                         results.checkpoints.get((level, agents, tau)))
             except UnitFailed as exc:
                 results.unit_failed(level, agents, tau, exc)
+                if isinstance(exc.__cause__, asyncio.CancelledError):
+                    raise exc.__cause__ from None  # saved; the run still stops
                 return
             except Exception as exc:  # the unit could not start (a level the domain refuses)
                 log.exception("%s, %d agents, tau %s failed", level, agents, tau)

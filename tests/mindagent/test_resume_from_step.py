@@ -147,3 +147,48 @@ def test_a_damaged_checkpoint_starts_the_unit_over(tmp_path: Path, damage: str) 
         again = sweep(stub.url, out, record, 1, 10)
     assert again.exit_code == 0, again.output
     assert rest.answered == 10 and json.loads(out.read_text())["failed"] == []
+
+
+def test_a_run_stopped_mid_unit_keeps_what_it_played(tmp_path: Path) -> None:
+    """Ctrl-C cancels the sweep's task: the unit in flight is saved with its checkpoint before the
+    run stops, and the next run asks only the calls it had not made."""
+    import asyncio
+
+    from fakes import ScriptedModel
+
+    from mindagent.dispatch.brains import LLMBrain
+    from mindagent.evaluation.sweep import EvalConfig, Results, run_eval
+
+    class Stalls(ScriptedModel):
+        """Answers `moves`-like commands, and never returns from call `at` on (a hung request)."""
+
+        def __init__(self, at: int) -> None:
+            super().__init__(lambda n, messages: "goto_agent0_storage0\ngoto_agent1_blender0")
+            self.at = at
+            self.reached = asyncio.Event()
+
+        async def complete(self, messages, config, grammar=None):
+            if len(self.sent) == self.at:
+                self.reached.set()
+                await asyncio.Event().wait()
+            return await super().complete(messages, config, grammar)
+
+    config = EvalConfig(levels=["level_0"], agents=[2], model="scripted", taus=[1.0], episodes=1, steps=12)
+    out = tmp_path / "r.json"
+
+    async def stop_at_call_7() -> Stalls:
+        model = Stalls(7)
+        task = asyncio.create_task(run_eval(config, Results(out, config), lambda: LLMBrain(model)))
+        await model.reached.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return model
+
+    asyncio.run(stop_at_call_7())
+    failed = json.loads(out.read_text())["failed"]
+    assert failed[0]["error"] == "interrupted: the run was stopped"
+    assert failed[0]["checkpoint"]["step"] == 7 and len(failed[0]["checkpoint"]["answers"]) == 7
+    rest = ScriptedModel(lambda n, messages: "goto_agent0_storage0\ngoto_agent1_blender0")
+    results = asyncio.run(run_eval(config, Results(out, config), lambda: LLMBrain(rest)))
+    assert len(rest.sent) == 12 - 7 and results.done[("level_0", 2)][1.0].replayed_calls == 7
