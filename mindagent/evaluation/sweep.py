@@ -7,7 +7,8 @@ sweep resumes where it stopped. A unit whose model calls failed beyond the retri
 unit (saved under ``failed`` with its error, and `eval` exits 1), never a tau of idle agents
 scored as zeros. It keeps what it played (`mindagent.evaluation.checkpoint`: the answers given
 before the failed call), so a resume continues it from the step it stopped at instead of paying
-for the steps again, and the continued unit is the one an unbroken run would have played.
+for the steps again, and the continued unit is the one an unbroken run would have played. A unit
+in flight when the run is stopped (Ctrl-C) is saved the same way before the run ends.
 
 Every episode is also measured (`mindagent.evaluation.metrics`, the definitions of `mindagent metrics`),
 recorded to a file or not: each tau carries its episodes' metrics and their aggregate, and each
