@@ -76,9 +76,12 @@ def ablate(
         level_list = domain.parse_levels(levels)
         team_sizes = list(dict.fromkeys(int(a) for a in agents.split(",") if a.strip()))
         tau_list = list(dict.fromkeys(float(t) for t in taus.split(",") if t.strip()))
-        seed_list = parse_seeds(seeds) if seeds is not None else None
     except (SpecError, ValueError) as exc:
         fail(str(exc))
+    try:
+        seed_list = parse_seeds(seeds) if seeds is not None else None
+    except ValueError as exc:
+        fail(f"--seeds: {exc}")
     if not team_sizes or not tau_list:
         fail("--agents and --taus need at least one value each")
     names = [n.strip() for n in only.split(",") if n.strip()] if only else None
