@@ -133,7 +133,7 @@ def ablate(
             rows, failures = asyncio.run(run_ablation(base, out_dir, factory, names, lambda: bar.advance(task),
                                                       concurrency=concurrency or 1,
                                                       baselines=[(b, baseline_factory(b)) for b in baseline],
-                                                      seeds=seed_list, alpha=alpha))
+                                                      seeds=seed_list, alpha=alpha, on_note=err.print))
         except (AblationError, ResultsError, ValueError) as exc:  # a folder made with other settings
             fail(str(exc))
     print_study(rows, model, level_list, agents, seed_list or [seed], alpha)

@@ -157,9 +157,11 @@ def open_runs(config: EvalConfig, path: Path, seeds: Sequence[int] | None) -> tu
 async def run_ablation(base: EvalConfig, out_dir: Path, brain_for: BrainFor, names: list[str] | None = None,
                        on_episode: Callable[[], None] | None = None, concurrency: int = 1,
                        baselines: Sequence[tuple[str, BrainFor]] = (), seeds: Sequence[int] | None = None,
-                       alpha: float = 0.05) -> tuple[list[dict[str, Any]], list[str]]:
+                       alpha: float = 0.05, on_note: Callable[[str], None] | None = None,
+                       ) -> tuple[list[dict[str, Any]], list[str]]:
     """Run (or resume) every row that runs cells of its own, seed by seed, `concurrency` cells at
-    once; returns the table rows (baselines last) and the failed units."""
+    once; returns the table rows (baselines last) and the failed units. `on_note` hears of every
+    unit continued from the step it stopped at."""
     factories = dict(baselines)
     rows = plan_rows(base, names, list(factories))
     runs: dict[str, dict[int, Results]] = {}
@@ -170,8 +172,14 @@ async def run_ablation(base: EvalConfig, out_dir: Path, brain_for: BrainFor, nam
         runs[row.name], sweep = open_runs(ablation_config(base, row), out_dir / f"{row.name}.json", seeds)
         make = factories[row.model] if row.baseline else brain_for
         for results in runs[row.name].values():
+            for (level, agents, tau), checkpoint in results.checkpoints.items():
+                if on_note is not None:
+                    on_note(f"continuing {row.name}, {level}, {agents} agents, tau {tau:g}, seed {results.config.seed} "
+                            f"from episode {checkpoint.episode}, step {checkpoint.step}: {len(checkpoint.answers)} "
+                            "answers replayed, not asked again")
             await run_eval(results.config, results, _bound(make, results.config), concurrency, on_episode=on_episode)
-            failures += [f"{row.name}: {line}" for line in results.failures]
+            seed = f"seed {results.config.seed}: " if sweep is not None else ""
+            failures += [f"{row.name}: {seed}{line}" for line in results.failures]
         if sweep is not None:
             sweep.save()
     chosen = list(seeds) if seeds is not None else [base.seed]

@@ -130,3 +130,22 @@ def test_ablate_runs_every_prompt_variant_over_seeds(tmp_path: Path) -> None:
     assert [r["name"] for r in rows] == [a.name for a in ABLATIONS if a.name != "demo-2-agents"]
     assert all(r["n"] == 3 for r in rows) and all(r["paired"] == 3 for r in rows[1:])
     assert "of 7 configurations differ significantly" in result.output
+
+
+def test_a_study_unit_that_failed_mid_episode_continues_from_its_step(tmp_path: Path) -> None:
+    out = tmp_path / "study"
+    args = ["ablate", "--model", "openai:stub", "--levels", "level_0", "--agents", "2", "--taus", "1.0",
+            "--episodes", "1", "--steps", "10", "--seeds", "0-1", "--only", "full", "--out", str(out),
+            "--retries", "1", "--max-retry-after", "0.01"]
+    walk = "goto_agent0_storage0\ngoto_agent1_blender0"
+    outage, rest = RateLimitFrom(lambda body: walk, healthy=15), RateLimitFrom(lambda body: walk)
+    with stub_server(outage) as stub:
+        broken = runner.invoke(app, [*args, "--base-url", stub.url])
+        stub.answer = rest
+        resumed = runner.invoke(app, [*args, "--base-url", stub.url])
+    assert broken.exit_code == 1 and "full: seed 1: level_0, 2 agents, tau 1.0" in broken.output
+    assert resumed.exit_code == 0, resumed.output
+    assert "continuing full, level_0, 2 agents, tau 1, seed 1 from episode 1, step 5" in resumed.output
+    assert rest.answered == 5  # seed 0 was done; seed 1 from its step 5 on
+    row = json.loads((out / "ablation.json").read_text())["rows"][0]
+    assert row["n"] == 2 and row["complete"]
