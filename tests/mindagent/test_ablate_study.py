@@ -9,13 +9,15 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from stub_llm import RateLimitFrom, stub_server
 from typer.testing import CliRunner
 
 import mindagent.llm.retry as retry
 from mindagent.cli import app
 from mindagent.dispatch.dispatcher import DispatchSettings
-from mindagent.evaluation.ablation import ABLATIONS, plan_rows
+from mindagent.evaluation.ablation import ABLATIONS, effective_prompt, plan_rows
 from mindagent.evaluation.ablation_stats import study_stats
 from mindagent.evaluation.inference import holm
 from mindagent.evaluation.sweep import EvalConfig
@@ -53,6 +55,33 @@ def test_in_goal_mode_every_variant_is_the_full_prompt() -> None:
     rows = plan_rows(base([2, 3], "goals"), None, ["planner"])
     assert [r.name for r in rows] == ["full", "baseline-planner"]
     assert rows[0].same_as == [a.name for a in ABLATIONS[1:]]
+
+
+@settings(max_examples=200, deadline=None)
+@given(names=st.lists(st.sampled_from([a.name for a in ABLATIONS]), max_size=12),
+       agents=st.lists(st.integers(1, 4), min_size=1, max_size=3, unique=True),
+       mode=st.sampled_from(["step", "goals", "plan"]),
+       baselines=st.lists(st.sampled_from(["planner", "rule:first", "random"]), max_size=4))
+def test_no_configuration_is_run_twice_and_every_cell_has_one_runner(names: list[str], agents: list[int], mode: str,
+                                                                      baselines: list[str]) -> None:
+    config = base(agents, mode)
+    rows = plan_rows(config, names, baselines)
+    named = [r.name for r in rows]
+    assert len(named) == len(set(named)) and named[0] == "full"
+    shown = [n for r in rows for n in (r.name, *r.same_as) if not r.baseline]
+    assert sorted(shown) == sorted({"full", *names})  # every configuration asked for, each once
+    by_name = {r.name: r for r in rows}
+    runners: dict[tuple[int, object], str] = {}
+    for row in (r for r in rows if not r.baseline):
+        signature = tuple(effective_prompt(row.prompt, n, config.dispatch) for n in agents)
+        assert all(signature != tuple(effective_prompt(o.prompt, n, config.dispatch) for n in agents)
+                   for o in rows if o is not row and not o.baseline)
+        assert sorted([*row.owns, *row.borrows]) == sorted(agents)
+        for size in agents:
+            owner = by_name[row.borrows.get(size, row.name)]
+            assert size in owner.owns  # a shared cell is run by a row that runs it itself
+            key = (size, effective_prompt(row.prompt, size, config.dispatch))
+            assert runners.setdefault(key, owner.name) == owner.name  # one runner per distinct cell
 
 
 def test_each_row_is_tested_against_full_with_holm_over_the_rows() -> None:
