@@ -192,3 +192,79 @@ def test_a_run_stopped_mid_unit_keeps_what_it_played(tmp_path: Path) -> None:
     rest = ScriptedModel(lambda n, messages: "goto_agent0_storage0\ngoto_agent1_blender0")
     results = asyncio.run(run_eval(config, Results(out, config), lambda: LLMBrain(rest)))
     assert len(rest.sent) == 12 - 7 and results.done[("level_0", 2)][1.0].replayed_calls == 7
+
+
+class FailsFrom:
+    """A model whose answer is a function of the prompt (so the game's course depends on every one),
+    refusing every call from call `at` on (None: never). `calls` counts the calls it answered."""
+
+    name = "fails-from"
+
+    def __init__(self, at: int | None = None) -> None:
+        self.at = at
+        self.calls = 0
+
+    async def complete(self, messages, config, grammar=None):
+        from mindagent.llm.base import Completion, RateLimited, Usage
+
+        if self.at is not None and self.calls >= self.at:
+            raise RateLimited("rate limit reached, after the retries")
+        self.calls += 1
+        text = messages[-1].content
+        goal = re.search(r"Choose from: (.*)", text)
+        if goal:
+            options = goal[1].split(", ")
+            answer = f"goal: {options[hashlib.sha256(text.encode()).digest()[0] % len(options)]}"
+        else:
+            places = re.findall(r"inside\((\w+),", text) or ["storage0"]
+            digest = hashlib.sha256(text.encode()).digest()
+            answer = "\n".join(f"goto_agent{a}_{places[digest[a] % len(places)]}" for a in range(2))
+        return Completion(answer, Usage(prompt_tokens=len(text) // 4, output_tokens=8, latency_s=0.001))
+
+    async def aclose(self) -> None:
+        return None
+
+
+MODES = {"step": ("level_1", 12, {}), "plan": ("level_1", 12, {"mode": "plan", "plan_steps": 3}),
+         "goals": ("level_4", 30, {"mode": "goals", "goal_every": 2})}
+
+
+@pytest.mark.parametrize("mode", sorted(MODES))
+def test_a_unit_continued_from_any_call_equals_an_unbroken_one(mode: str) -> None:
+    """Whatever call the outage starts at (the first, one at an episode's edge, a plan's or a
+    goal's), the continued unit plays exactly what an unbroken one plays, with only the calls left."""
+    import asyncio
+    import dataclasses
+
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from mindagent.dispatch.brains import LLMBrain
+    from mindagent.dispatch.dispatcher import DispatchSettings
+    from mindagent.evaluation.checkpoint import UnitFailed
+    from mindagent.evaluation.sweep import EvalConfig, run_tau
+
+    level, steps, settings_ = MODES[mode]
+    config = EvalConfig(levels=[level], agents=[2], model="fails-from", taus=[1.0], episodes=2, steps=steps,
+                        dispatch=DispatchSettings(**settings_))
+
+    def play(model: FailsFrom, checkpoint=None):
+        return asyncio.run(run_tau(config, level, 2, 1.0, lambda: LLMBrain(model), checkpoint=checkpoint))
+
+    whole = FailsFrom()
+    unbroken = play(whole)
+    assert whole.calls > 2
+
+    @settings(max_examples=8, deadline=None)
+    @given(at=st.integers(0, whole.calls - 1))
+    def continued(at: int) -> None:
+        with pytest.raises(UnitFailed) as failed:
+            play(FailsFrom(at))
+        checkpoint = failed.value.checkpoint
+        assert (checkpoint is None) == (at == 0) and (checkpoint is None or len(checkpoint.answers) == at)
+        rest = FailsFrom()
+        result = play(rest, checkpoint)
+        assert rest.calls == whole.calls - at and result.replayed_calls == at
+        assert dataclasses.replace(result, replayed_calls=0) == unbroken
+
+    continued()
