@@ -4,6 +4,8 @@ and can be told to misbehave: 5xx, HTML, empty or non-JSON bodies, wrong shapes,
 The official SDKs are the clients, so these tests cover what the SDKs really do with each body
 (a `str` for a non-JSON content type, a JSONDecodeError for a broken JSON one), which mocks of
 the transport would not. It records the requests it saw (path, headers, body) for secret checks.
+`RateLimitFrom` answers well for a while, then refuses every request with 429 and a long
+Retry-After, counting both (an outage that outlasts any retries, at a step the test chooses).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ class Reply:
     status: int = 200
     body: bytes = b""
     content_type: str = "application/json"
+    headers: dict[str, str] = field(default_factory=dict)
 
 
 def chat(text: str, model: str = "stub") -> Reply:
@@ -76,6 +79,8 @@ def stub_server(answer: Callable[[str, bytes], Reply]) -> Iterator[StubServer]:
             self.send_response(reply.status)
             self.send_header("content-type", reply.content_type)
             self.send_header("content-length", str(len(reply.body)))
+            for name, value in reply.headers.items():
+                self.send_header(name, value)
             self.end_headers()
             self.wfile.write(reply.body)
 
@@ -91,3 +96,25 @@ def stub_server(answer: Callable[[str, bytes], Reply]) -> Iterator[StubServer]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+@dataclass
+class RateLimitFrom:
+    """`text(body) -> str` answers the first `healthy` requests (None: all of them); every later
+    one gets 429 with ``Retry-After: retry_after``. `answered` and `refused` count the requests."""
+
+    text: Callable[[bytes], str]
+    healthy: int | None = None
+    retry_after: float = 3600.0
+    answered: int = 0
+    refused: int = 0
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __call__(self, path: str, body: bytes) -> Reply:
+        with self._lock:
+            if self.healthy is not None and self.answered >= self.healthy:
+                self.refused += 1
+                return Reply(429, b'{"error": {"message": "rate limit reached"}}',
+                             headers={"retry-after": f"{self.retry_after:g}"})
+            self.answered += 1
+        return chat(self.text(body))

@@ -197,6 +197,11 @@ def evaluate(
     runs = list(sweep.runs.values()) if sweep is not None else [results] if results is not None else []
     units = [(r, lv, a, t) for r in runs for lv in config.levels for a in config.agents for t in config.taus
              if not r.has(lv, a, t)]
+    for run in runs:  # a unit that failed mid-episode goes on from where it stopped
+        for (lv, a, t), checkpoint in run.checkpoints.items():
+            err.print(f"continuing {lv}, {a} agents, tau {t:g}{f' (seed {run.config.seed})' if sweep else ''} from "
+                      f"episode {checkpoint.episode}, step {checkpoint.step}: {len(checkpoint.answers)} answers "
+                      "replayed, not asked again")
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TimeRemainingColumn(), console=err, transient=True) as bar:
         task = bar.add_task(f"eval {model}", total=len(units) * config.episodes)

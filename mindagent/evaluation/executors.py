@@ -42,6 +42,7 @@ from typing import Any
 from mindagent.core import registry as domains
 from mindagent.dispatch.brains import Brain, make_brain
 from mindagent.evaluation import sweep as evaluation
+from mindagent.evaluation.checkpoint import Checkpoint, UnitFailed
 from mindagent.evaluation.scoring import TauResult
 from mindagent.evaluation.sweep import EvalConfig, Results
 from mindagent.llm.ratelimit import Gate, RateGate, RateLimits
@@ -164,14 +165,21 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def run_unit(config: EvalConfig, level: str, agents: int, tau: float, recipe: BrainRecipe) -> TauResult:
-    """One unit, start to finish, in whatever process runs it (`evaluation.run_tau` looked up at
-    call time, so a test's stand-in reaches forked workers too)."""
-    return asyncio.run(evaluation.run_tau(config, level, agents, tau, recipe.make))
+def run_unit(config: EvalConfig, level: str, agents: int, tau: float, recipe: BrainRecipe,
+             checkpoint: Checkpoint | None = None) -> TauResult:
+    """One unit, start to finish (or from its checkpoint on), in whatever process runs it
+    (`evaluation.run_tau` looked up at call time, so a test's stand-in reaches forked workers too)."""
+    return asyncio.run(evaluation.run_tau(config, level, agents, tau, recipe.make, checkpoint=checkpoint))
 
 
 def _failed(results: Results, level: str, agents: int, tau: float, exc: BaseException) -> None:
-    """Not saved, so running the same command again retries the unit."""
+    """A unit that stopped (`UnitFailed`) is saved with what it played, to continue on resume;
+    anything else (a worker that died) is not saved, so running the same command again retries it."""
+    wrapped = getattr(exc, "cause", None)  # Ray hands a task's exception back inside a RayTaskError
+    exc = wrapped if not isinstance(exc, UnitFailed) and isinstance(wrapped, UnitFailed) else exc
+    if isinstance(exc, UnitFailed):
+        results.fail(level, agents, tau, exc.error, exc.checkpoint)
+        return
     results.failures.append(f"{level}, {agents} agents, tau {tau}: {type(exc).__name__}: {exc}")
 
 
@@ -189,7 +197,12 @@ def run_units(units: Sequence[Unit], recipe_for: Callable[[EvalConfig], BrainRec
         for unit in units:
             results, level, agents, tau = unit
             try:
-                outcome = run_unit(results.config, level, agents, tau, gates.attach(recipe_for(results.config)))
+                outcome = run_unit(results.config, level, agents, tau, gates.attach(recipe_for(results.config)),
+                                   results.checkpoints.get((level, agents, tau)))
+            except UnitFailed as exc:
+                results.unit_failed(level, agents, tau, exc)
+                if isinstance(exc.__cause__, asyncio.CancelledError):  # Ctrl-C: saved, and the sweep stops
+                    raise KeyboardInterrupt from None
             except Exception as exc:  # one unit's failure must not lose the others' results
                 log.exception("%s, %d agents, tau %s failed", level, agents, tau)
                 _failed(results, level, agents, tau, exc)
@@ -204,7 +217,8 @@ def run_units(units: Sequence[Unit], recipe_for: Callable[[EvalConfig], BrainRec
         pending: dict[Future[TauResult], int] = {}
         for i in order:
             results, level, agents, tau = units[i]
-            pending[pool.submit(run_unit, results.config, level, agents, tau, gates.attach(recipe_for(results.config)))] = i
+            pending[pool.submit(run_unit, results.config, level, agents, tau, gates.attach(recipe_for(results.config)),
+                                results.checkpoints.get((level, agents, tau)))] = i
         while pending:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for future in sorted(done, key=pending.__getitem__):  # several at once: in unit order
@@ -257,7 +271,8 @@ def _run_ray(units: Sequence[Unit], recipe_for: Callable[[EvalConfig], BrainReci
         gate_actor = ray.remote(RateGate)
         gates = _Gates(lambda limits: _RayGate(gate_actor.remote(limits)))
         pending: dict[Any, Unit] = {
-            remote.remote(u[0].config, u[1], u[2], u[3], gates.attach(recipe_for(u[0].config))): u
+            remote.remote(u[0].config, u[1], u[2], u[3], gates.attach(recipe_for(u[0].config)),  # type: ignore[call-arg]
+                          u[0].checkpoints.get((u[1], u[2], u[3]))): u  # (Ray's stubs type 5 arguments at most)
             for u in sorted(units, key=unit_cost)}
         while pending:
             done, _ = ray.wait(list(pending), num_returns=1)

@@ -40,6 +40,9 @@ class TauResult:
     served_models: tuple[str, ...] = ()
     #: Generation settings asked for but not sent on some call (a temperature the model refused).
     not_sent: tuple[str, ...] = ()
+    #: Answers replayed from the checkpoint of an earlier, failed try (`mindagent.evaluation.checkpoint`):
+    #: the tau was continued from its last played step, not played in one go (0: in one go).
+    replayed_calls: int = 0
 
     @property
     def rate(self) -> float:
@@ -54,11 +57,13 @@ class TauResult:
     def to_dict(self) -> dict[str, object]:
         """Counts, costs and rate (the episodes' metrics are `mindagent.evaluation.sweep`'s to write)."""
         out: dict[str, object] = {f.name: getattr(self, f.name) for f in fields(self)
-                                  if f.name not in ("episodes", "served_models", "not_sent")}
+                                  if f.name not in ("episodes", "served_models", "not_sent", "replayed_calls")}
         if self.served_models:
             out["served_models"] = list(self.served_models)
         if self.not_sent:
             out["not_sent"] = list(self.not_sent)
+        if self.replayed_calls:
+            out["replayed_calls"] = self.replayed_calls
         out["rate"] = round(self.rate, 6)
         return out
 

@@ -4,8 +4,11 @@ Completion rate per tau uses the reference denominator (completed + failed + sti
 the end); CoS is the mean of the five rates. The paper's printed formula leaves the still-active
 orders out; both are reported. Results are saved after every finished tau, so an interrupted
 sweep resumes where it stopped. A unit whose model calls failed beyond the retries is a failed
-unit (saved under ``failed`` with its error, redone on resume, and `eval` exits 1), never a tau
-of idle agents scored as zeros.
+unit (saved under ``failed`` with its error, and `eval` exits 1), never a tau of idle agents
+scored as zeros. It keeps what it played (`mindagent.evaluation.checkpoint`: the answers given
+before the failed call), so a resume continues it from the step it stopped at instead of paying
+for the steps again, and the continued unit is the one an unbroken run would have played. A unit
+in flight when the run is stopped (Ctrl-C) is saved the same way before the run ends.
 
 Every episode is also measured (`mindagent.evaluation.metrics`, the definitions of `mindagent metrics`),
 recorded to a file or not: each tau carries its episodes' metrics and their aggregate, and each
@@ -31,6 +34,7 @@ from mindagent.core.spec import GameSpec
 from mindagent.dispatch.brains import Brain, LLMBrain, PolicyBrain
 from mindagent.dispatch.dispatcher import Dispatcher, DispatchSettings
 from mindagent.dispatch.prompt import PromptConfig
+from mindagent.evaluation.checkpoint import Checkpoint, TapeClient, UnitFailed
 from mindagent.evaluation.metrics import aggregate_metrics, eval_episode, records_metrics
 from mindagent.evaluation.provenance import code_commit, code_version, run_provenance
 from mindagent.evaluation.scoring import PAPER_TAUS, TauResult, cos, cos_paper
@@ -130,6 +134,8 @@ class Results:
         self.failures: list[str] = []  # units that raised, as lines for the console
         #: (level, agents, tau) -> error: saved with the results, never resumed as done
         self.failed_units: dict[tuple[str, int, float], str] = {}
+        #: what a failed unit played, continued from there on resume (`mindagent.evaluation.checkpoint`)
+        self.checkpoints: dict[tuple[str, int, float], Checkpoint] = {}
         if path is not None and path.exists():
             self._load(path)
 
@@ -154,9 +160,22 @@ class Results:
                                                **{k: int(t.get(k, 0)) for k in COST_KEYS},
                                                episodes=tuple(t.get("episode_metrics") or ()),
                                                served_models=tuple(t.get("served_models") or ()),
-                                               not_sent=tuple(t.get("not_sent") or ()))
+                                               not_sent=tuple(t.get("not_sent") or ()),
+                                               replayed_calls=int(t.get("replayed_calls", 0)))
                     for t in cell["taus"] if not int(t.get("model_errors", 0))}
             self.done[(cell["level"], int(cell["agents"]))] = taus
+        for unit in data.get("failed") or []:  # kept until redone, with what they played
+            try:
+                where = (str(unit["level"]), int(unit["agents"]), float(unit["tau"]))
+            except (KeyError, TypeError, ValueError):
+                log.warning("%s: a failed unit without level, agents and tau (%.80r) is left out", path, unit)
+                continue
+            if self.has(*where):
+                continue
+            self.failed_units[where] = str(unit.get("error", ""))
+            checkpoint = Checkpoint.read(unit.get("checkpoint"), f"{path}: {where[0]}, {where[1]} agents, tau {where[2]}")
+            if checkpoint is not None:
+                self.checkpoints[where] = checkpoint
 
     def has(self, level: str, agents: int, tau: float) -> bool:
         return tau in self.done.get((level, agents), {})
@@ -164,13 +183,31 @@ class Results:
     def add(self, level: str, agents: int, result: TauResult) -> None:
         self.done.setdefault((level, agents), {})[result.tau] = result
         self.failed_units.pop((level, agents, result.tau), None)
+        self.checkpoints.pop((level, agents, result.tau), None)
         self.save()
 
-    def fail(self, level: str, agents: int, tau: float, error: str) -> None:
-        """Record a unit that could not be played (kept in the file with its error, redone on resume)."""
-        self.failures.append(f"{level}, {agents} agents, tau {tau}: {error}")
+    def fail(self, level: str, agents: int, tau: float, error: str, checkpoint: Checkpoint | None = None) -> None:
+        """Record a unit that could not be played (kept in the file with its error and what it
+        played; on resume it continues from there, or starts over without a checkpoint)."""
+        where = f" (stopped at episode {checkpoint.episode}, step {checkpoint.step})" if checkpoint else ""
+        self.failures.append(f"{level}, {agents} agents, tau {tau}: {error}{where}")
         self.failed_units[(level, agents, tau)] = error
+        if checkpoint is not None:
+            self.checkpoints[(level, agents, tau)] = checkpoint
+        else:
+            self.checkpoints.pop((level, agents, tau), None)
         self.save()
+
+    def unit_failed(self, level: str, agents: int, tau: float, exc: UnitFailed) -> None:
+        """`fail` with what `run_tau` raised, logged by kind (an outage, or a bug with its traceback)."""
+        cause = exc.__cause__
+        if isinstance(cause, ModelCallsFailed):
+            log.warning("%s, %d agents, tau %s: model calls failed: %s", level, agents, tau, cause)
+        elif isinstance(cause, asyncio.CancelledError):
+            log.warning("%s, %d agents, tau %s: interrupted; what it played is kept", level, agents, tau)
+        else:
+            log.error("%s, %d agents, tau %s failed", level, agents, tau, exc_info=cause or exc)
+        self.fail(level, agents, tau, exc.error, exc.checkpoint)
 
     def cells(self) -> list[dict[str, Any]]:
         out = []
@@ -194,7 +231,9 @@ class Results:
     def save(self) -> None:
         if self.path is None:
             return
-        failed = [{"level": lv, "agents": a, "tau": t, "error": e} for (lv, a, t), e in self.failed_units.items()]
+        failed = [{"level": lv, "agents": a, "tau": t, "error": e,
+                   **({"checkpoint": self.checkpoints[(lv, a, t)].to_dict()} if (lv, a, t) in self.checkpoints else {})}
+                  for (lv, a, t), e in self.failed_units.items()]
         payload = mask_known(json.dumps({"config": self.config.to_dict(), "provenance": self.provenance(),
                                          "cells": self.cells(), "failed": failed}, indent=1))
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -213,18 +252,33 @@ class Results:
 
 
 async def run_tau(config: EvalConfig, level: str, agents: int, tau: float, brain_factory: Callable[[], Brain],
-                  on_episode: Callable[[], None] | None = None) -> TauResult:
-    """Consecutive episodes on one session: the order stream carries over between them."""
+                  on_episode: Callable[[], None] | None = None, checkpoint: Checkpoint | None = None) -> TauResult:
+    """Consecutive episodes on one session: the order stream carries over between them.
+
+    A language model answers through a `TapeClient`, fed with `checkpoint` when the unit failed
+    before: the answers it gave then are replayed, so the unit continues from where it stopped.
+    A failure raises `UnitFailed` with what was played this time (the tape up to the first
+    failed call, and where it stopped)."""
     spec = domains.validate(config.spec(level, agents, tau))
     session = domains.make_session(spec)
     brain = brain_factory()
+    tape = None
+    if isinstance(brain, LLMBrain):
+        tape = TapeClient(brain.client, checkpoint.answers if checkpoint is not None else ())
+        brain.client = tape
     dispatcher = Dispatcher.for_session(session, brain, config.prompt, repair=config.repair, dispatch=config.dispatch,
                                         seed=config.seed)
     completed = failed = active = 0
     cost = dict.fromkeys(COST_KEYS, 0)
     measured: list[dict[str, Any]] = []
+    where = [1, 0]  # the episode being played and the first step of it not yet finished
+
+    def played(t: int, _: object) -> None:
+        where[1] = t + 1
+
     try:
         for episode in range(1, config.episodes + 1):
+            where[:] = [episode, 0]
             await session.reset(seed=config.seed if episode == 1 else None)
             if isinstance(brain, PolicyBrain):  # a built-in policy starts each episode fresh
                 brain.reset(session)
@@ -237,7 +291,8 @@ async def run_tau(config: EvalConfig, level: str, agents: int, tau: float, brain
                             episode=episode, dispatch=config.dispatch.to_dict(), generation=config.generation,
                             run_steps=config.steps, mindagent_version=config.version, commit=code_commit(),
                             files=config.files, **session.episode_header())
-            result = await run_episode(session, dispatcher, recorder, steps=config.steps, stop_on_model_error=True)
+            result = await run_episode(session, dispatcher, recorder, on_step=played, steps=config.steps,
+                                       stop_on_model_error=True)
             completed += result.completed
             failed += result.failed
             active += result.active
@@ -246,12 +301,21 @@ async def run_tau(config: EvalConfig, level: str, agents: int, tau: float, brain
             measured.append(eval_episode(records_metrics(recorder.records or [])))
             if on_episode is not None:
                 on_episode()
+    except (Exception, asyncio.CancelledError) as exc:  # a stopped run (Ctrl-C) keeps what it played too
+        error = (f"model call failed at {exc}" if isinstance(exc, ModelCallsFailed)
+                 else "interrupted: the run was stopped" if isinstance(exc, asyncio.CancelledError)
+                 else f"{type(exc).__name__}: {redact_text(str(exc))}")
+        kept = Checkpoint(episode=where[0], step=where[1], answers=tuple(tape.kept)) if tape and tape.kept else None
+        raise UnitFailed(error, kept) from exc
     finally:
         await brain.aclose()
         await session.aclose()
+    if tape is not None and tape.unused:
+        log.warning("%s, %d agents, tau %s: %d answers of its checkpoint matched no prompt of this run (the prompts "
+                    "changed since); those steps were asked again", level, agents, tau, tape.unused)
     served, not_sent = (tuple(brain.served), tuple(brain.not_sent)) if isinstance(brain, LLMBrain) else ((), ())
     return TauResult(tau, completed, failed, active, **cost, episodes=tuple(measured), served_models=served,
-                     not_sent=not_sent)
+                     not_sent=not_sent, replayed_calls=tape.replayed if tape is not None else 0)
 
 
 async def run_eval(config: EvalConfig, results: Results, brain_factory: Callable[[], Brain], concurrency: int = 1,
@@ -262,12 +326,14 @@ async def run_eval(config: EvalConfig, results: Results, brain_factory: Callable
     async def one(level: str, agents: int, tau: float) -> None:
         async with gate:
             try:
-                outcome = await run_tau(config, level, agents, tau, brain_factory, on_episode)
-            except ModelCallsFailed as exc:
-                log.warning("%s, %d agents, tau %s: model calls failed: %s", level, agents, tau, exc)
-                results.fail(level, agents, tau, f"model call failed at {exc}")
+                outcome = await run_tau(config, level, agents, tau, brain_factory, on_episode,
+                                        results.checkpoints.get((level, agents, tau)))
+            except UnitFailed as exc:
+                results.unit_failed(level, agents, tau, exc)
+                if isinstance(exc.__cause__, asyncio.CancelledError):
+                    raise exc.__cause__ from None  # saved; the run still stops
                 return
-            except Exception as exc:
+            except Exception as exc:  # the unit could not start (a level the domain refuses)
                 log.exception("%s, %d agents, tau %s failed", level, agents, tau)
                 results.fail(level, agents, tau, f"{type(exc).__name__}: {redact_text(str(exc))}")
                 return

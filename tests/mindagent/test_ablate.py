@@ -22,13 +22,15 @@ ANSWER = "goto_agent0_storage0\nget_agent1_salmon_storage0"
 def test_ablate_table_plot_and_resume_through_replay(tmp_path: Path) -> None:
     base = EvalConfig(levels=["level_0"], agents=[2], model="scripted", taus=[1.0], episodes=1, steps=4,
                       record_dir=str(tmp_path / "rec"))
-    rows, failures = asyncio.run(run_ablation(base, tmp_path / "made", lambda: LLMBrain(ScriptedModel([ANSWER]))))
-    assert not failures and [r["name"] for r in rows] == [a.name for a in ABLATIONS]
+    rows, failures = asyncio.run(run_ablation(base, tmp_path / "made", lambda _: LLMBrain(ScriptedModel([ANSWER]))))
+    # the demo made with 2 agents is the full prompt's own demo on 2-agent teams: one row, run once
+    assert not failures and [r["name"] for r in rows] == [a.name for a in ABLATIONS if a.name != "demo-2-agents"]
     by_name = {r["name"]: r for r in rows}
+    assert by_name["full"]["same_as"] == ["demo-2-agents"] and not (tmp_path / "made" / "demo-2-agents.json").exists()
     # a smaller prompt costs fewer tokens per step: the table measures what each component costs
     assert by_name["no-demo"]["tokens_per_step"] < by_name["full"]["tokens_per_step"]
     assert by_name["few-step-demo"]["tokens_per_step"] < by_name["full"]["tokens_per_step"]
-    assert by_name["full"]["delta"] == 0
+    assert by_name["full"]["delta"] is None and by_name["no-demo"]["delta"] is not None
     cassette = tmp_path / "all.jsonl"
     cassette.write_text("".join(p.read_text() for p in sorted((tmp_path / "rec").glob("*/*.jsonl"))))
 
@@ -36,11 +38,12 @@ def test_ablate_table_plot_and_resume_through_replay(tmp_path: Path) -> None:
             "--episodes", "1", "--steps", "4", "--out", str(tmp_path / "study")]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
-    for label in ("full prompt", "no inference knowledge", "few-step demo", "no demo", "no feedback", "memory 0",
-                  "demo with 3 agents", "vs full", "tokens/step"):
+    for label in ("full prompt (= demo-2-agents)", "no inference knowledge", "few-step demo", "no demo",
+                  "no feedback", "memory 0", "demo with 3 agents", "vs full", "tokens/step", "one seed: no interval"):
         assert label in result.output
     table = json.loads((tmp_path / "study" / "ablation.json").read_text())
-    assert [r["name"] for r in table["rows"]] == [a.name for a in ABLATIONS]
+    assert table["schema"] == "mindagent/ablation@2"
+    assert [r["name"] for r in table["rows"]] == [a.name for a in ABLATIONS if a.name != "demo-2-agents"]
     assert all(r["model_errors"] == 0 and r["steps"] == 4 for r in table["rows"])  # every prompt was in the cassette
     assert (tmp_path / "study" / "ablation.png").stat().st_size > 1000
     before = (tmp_path / "study" / "full.json").read_text()
@@ -68,8 +71,9 @@ def test_ablate_prints_a_baseline_row_beside_the_models(tmp_path: Path) -> None:
     base = EvalConfig(levels=["level_3"], agents=[2], model="scripted", taus=[1.0], episodes=1, steps=20,
                       dispatch=DispatchSettings("goals"))
     rows, failures = asyncio.run(run_ablation(
-        base, tmp_path / "made", lambda: LLMBrain(ScriptedModel(first)), ["full"],
-        baselines=[("rule:first", lambda: make_brain("rule:first", kitchen)), ("planner", lambda: make_brain("planner", kitchen))]))
+        base, tmp_path / "made", lambda _: LLMBrain(ScriptedModel(first)), ["full"],
+        baselines=[("rule:first", lambda _: make_brain("rule:first", kitchen)),
+                   ("planner", lambda _: make_brain("planner", kitchen))]))
     assert not failures and [r["name"] for r in rows] == ["full", "baseline-rule-first", "baseline-planner"]
     by_name = {r["name"]: r for r in rows}
     # the scripted head chef answers the first option too: the rule row matches the model's exactly

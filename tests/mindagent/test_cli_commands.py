@@ -90,10 +90,10 @@ def test_a_broken_unit_does_not_sink_the_sweep(tmp_path, monkeypatch):
 
     real = evaluation.run_tau
 
-    async def flaky(config, level, agents, tau, factory, on_episode=None):
+    async def flaky(config, level, agents, tau, factory, on_episode=None, checkpoint=None):
         if tau == 2.0:
             raise RuntimeError("the model server fell over")
-        return await real(config, level, agents, tau, factory, on_episode)
+        return await real(config, level, agents, tau, factory, on_episode, checkpoint)
 
     monkeypatch.setattr(evaluation, "run_tau", flaky)
     out = tmp_path / "res.json"
