@@ -103,7 +103,7 @@ def map_usage(usage: Any, latency_s: float, timings: object = None) -> Usage:
 
 def _as_mapping(resp: Any) -> dict[str, Any]:
     """A completions reply as plain data (the SDK's object, dumped), for `read_reply_text`."""
-    dumped = resp.model_dump() if hasattr(resp, "model_dump") else resp
+    dumped = resp.model_dump(warnings=False) if hasattr(resp, "model_dump") else resp
     if not isinstance(dumped, dict):
         raise TypeError(f"the completions reply is {type(dumped).__name__}")
     return dumped
@@ -290,8 +290,8 @@ class OpenAIClient:
                             config, what=self.name, sleep=self._sleep, rng=self._rng)
                 except openai.OpenAIError as exc:
                     raise error_kind(exc)(f"{self.name}: {describe(exc)}") from exc
-            block, generated = read_reply_text(reply, prompt)
             try:
+                block, generated = read_reply_text(reply, prompt)
                 out.append(read_echo_logprobs(block, generated, continuation))
             except BadRequest as exc:
                 raise BadRequest(f"{self.name} cannot score: {exc}") from None
