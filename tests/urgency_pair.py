@@ -14,14 +14,15 @@ DISHES = ("salmonSushi", "tunaSushi")
 SOON, LATER = 3, 25
 
 
-def urgency_pair() -> list[tuple[str, list[Message], Menu]]:
+def urgency_pair(listed: tuple[str, ...] = DISHES) -> list[tuple[str, list[Message], Menu]]:
     """(the urgent dish, the prompt goal mode sends, the menu with the deadlines a rule reads), once
-    with each dish urgent; the dishes are listed in the same order both times."""
+    with each dish urgent; the dishes are listed in the order `listed` both times."""
     pair = []
     for urgent in DISHES:
-        left = {d: SOON if d == urgent else LATER for d in DISHES}
+        left = {d: SOON if d == urgent else LATER for d in listed}
         situation = ("Step 10 of 60. Open orders (dish: steps left):\n"
-                     + "\n".join(f"- {d}: {left[d]}" for d in DISHES) + "\nDishes ordered: salmonSushi x1, tunaSushi x1")
-        menu = Menu(10, (Slot("goal: ", tuple(Option(d, left[d]) for d in DISHES)),))
-        pair.append((urgent, GoalPrompt().messages(GoalMenu(DISHES, situation)), menu))
+                     + "\n".join(f"- {d}: {left[d]}" for d in listed)
+                     + "\nDishes ordered: " + ", ".join(f"{d} x1" for d in listed))
+        menu = Menu(10, (Slot("goal: ", tuple(Option(d, left[d]) for d in listed)),))
+        pair.append((urgent, GoalPrompt().messages(GoalMenu(listed, situation)), menu))
     return pair

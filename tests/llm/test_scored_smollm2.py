@@ -18,7 +18,7 @@ import os
 from typing import Any
 
 import pytest
-from urgency_pair import urgency_pair
+from urgency_pair import DISHES, urgency_pair
 
 from mindagent.core import registry as domains
 from mindagent.dispatch.brains import make_brain
@@ -27,14 +27,14 @@ from mindagent.dispatch.rules import RuleBrain
 from mindagent.dispatch.scored import ScoredBrain
 
 
-def choose_pair(spec: str, base_url: str | None = None) -> list[tuple[str, Call, Call]]:
+def choose_pair(spec: str, base_url: str | None = None, listed: tuple[str, ...] = DISHES) -> list[tuple[str, Call, Call]]:
     """(urgent dish, the scored chooser's call, rule:urgent's call) for both prompts of the pair."""
     brain = make_brain(spec, domains.get("cuisineworld"), base_url=base_url, timeout_s=900)
     assert isinstance(brain, ScoredBrain)
 
     async def go() -> list[tuple[str, Call, Call]]:
         out = [(urgent, await brain.choose(messages, menu), await RuleBrain("urgent").choose(messages, menu))
-               for urgent, messages, menu in urgency_pair()]
+               for urgent, messages, menu in urgency_pair(listed)]
         await brain.aclose()
         return out
 
@@ -48,7 +48,7 @@ def report(label: str, rows: list[tuple[str, Call, Call]]) -> list[str]:
         (slot,) = scored.scores or ()
         scores = ", ".join(f"{o} {v:.3f} ({t} tokens)" for o, v, t in zip(slot.options, slot.logprobs, slot.tokens,
                                                                          strict=True))
-        lines.append(f"| {label} | {urgent} expires | {slot.chosen} | {rule.text.removeprefix('goal: ')} | {scores} |")
+        lines.append(f"| {label} | {urgent} expires | **{slot.chosen}** | {rule.text.removeprefix('goal: ')} | {scores} |")
     load = os.getloadavg()[0]
     print("\n" + "\n".join(lines) + f"\n(load average {load:.1f})")
     return lines
@@ -71,6 +71,10 @@ def test_smollm2_local_scores_the_urgency_pair(smollm2_path: Any) -> None:
     assert [[s.logprobs for s in c.scores or ()] for _, c, _ in again] == \
         [[s.logprobs for s in c.scores or ()] for _, c, _ in rows]
     report("SmolLM2-135M, `scored:local`", rows)
+    # the same pair with the dishes listed the other way round: does the choice follow the list or the dish?
+    turned = choose_pair("scored:local", listed=DISHES[::-1])
+    check(turned)
+    report("SmolLM2-135M, `scored:local`, listed tunaSushi first", turned)
 
 
 @pytest.mark.slow
