@@ -30,15 +30,16 @@ Every call records, per slot, the options, their scores and token counts and the
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from mindagent.core.domain import SpecError
 from mindagent.dispatch.calls import Call, SlotScores
 from mindagent.dispatch.rules import Menu
-from mindagent.llm.base import GenerationConfig, LLMClient, LLMError, Message, Usage
+from mindagent.llm.base import BadRequest, GenerationConfig, LLMClient, LLMError, Message, Usage
 from mindagent.llm.redact import redact_text
-from mindagent.llm.scoring import Scorer
+from mindagent.llm.scoring import MAX_LOGPROB, Scorer, Scores
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +62,16 @@ def best(logprobs: Sequence[float]) -> int:
         if value > logprobs[top]:
             top = k
     return top
+
+
+def check_scores(scores: Scores, asked: int) -> None:
+    """`BadRequest` unless `scores` holds one log-probability (finite, at most 0) per option asked:
+    a backend's NaN must not become a choice, nor reach a recording as invalid JSON."""
+    if len(scores.options) != asked:
+        raise BadRequest(f"the backend scored {len(scores.options)} options; {asked} were asked")
+    for k, option in enumerate(scores.options):
+        if not math.isfinite(option.logprob) or option.logprob > MAX_LOGPROB * max(1, option.tokens):
+            raise BadRequest(f"the backend's score {option.logprob!r} for option {k} is not a log-probability")
 
 
 def scorer_of(spec: str, client: LLMClient) -> Scorer:
@@ -102,6 +113,7 @@ class ScoredBrain:
             texts = [continuation(slot.prefix, o.name)[1] for o in slot.options]
             try:
                 scores = await self.client.score(messages, context, texts, self.config)
+                check_scores(scores, len(texts))
             except LLMError as exc:
                 said = redact_text(str(exc))
                 log.warning("scoring failed (%s): %s", type(exc).__name__, said)
@@ -126,4 +138,4 @@ class ScoredBrain:
         await self.client.aclose()
 
 
-__all__ = ["SCORED_PREFIX", "SCORING", "ScoredBrain", "best", "continuation", "scorer_of"]
+__all__ = ["SCORED_PREFIX", "SCORING", "ScoredBrain", "best", "check_scores", "continuation", "scorer_of"]

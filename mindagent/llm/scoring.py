@@ -166,5 +166,5 @@ def read_reply_text(reply: object, prompt: str) -> tuple[object, str]:
     return first.get("logprobs"), text[len(prompt):]
 
 
-__all__ = ["MAX_LOGPROB_ENTRIES", "OptionScore", "Scorer", "Scores", "chatml", "read_echo_logprobs",
+__all__ = ["MAX_LOGPROB", "MAX_LOGPROB_ENTRIES", "OptionScore", "Scorer", "Scores", "chatml", "read_echo_logprobs",
            "read_reply_text"]

@@ -13,12 +13,15 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import math
 import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from urgency_pair import DISHES, urgency_pair
 
 from mindagent.core import registry as domains
@@ -29,7 +32,7 @@ from mindagent.dispatch.brains import Brain, generation_settings, make_brain
 from mindagent.dispatch.dispatcher import Dispatcher, DispatchSettings
 from mindagent.dispatch.prompt import PromptConfig
 from mindagent.dispatch.rules import Menu, Option, RuleBrain, Slot
-from mindagent.dispatch.scored import SCORING, ScoredBrain
+from mindagent.dispatch.scored import SCORING, ScoredBrain, best
 from mindagent.llm.base import BadRequest, GenerationConfig, Message, Usage
 from mindagent.llm.scoring import OptionScore, Scores
 from mindagent.recordings.recording import Recorder, read_recording
@@ -195,3 +198,22 @@ def test_results_files_say_how_options_were_ranked(tmp_path: Path) -> None:
     brain = make_brain(spec, domains.get("cuisineworld"))
     settings = generation_settings(spec, brain=brain)
     assert settings == {"scoring": SCORING} and "not length-normalised" in SCORING
+
+
+@settings(max_examples=200, deadline=None)
+@given(values=st.lists(st.floats(-50, 0) | st.sampled_from([-1.0, -2.0]), min_size=1, max_size=8))
+def test_the_best_score_wins_and_a_tie_goes_to_the_first_listed(values: list[float]) -> None:
+    assert best(values) == values.index(max(values))
+
+
+@pytest.mark.parametrize("bad", [[math.nan, -1.0], [-1.0, math.inf], [0.5, -1.0], [-1.0]])
+def test_a_score_that_is_not_a_log_probability_fails_the_call(bad: list[float]) -> None:
+    class Broken(UrgencyReader):
+        async def score(self, messages: Sequence[Message], context: str, continuations: Sequence[str],
+                        config: GenerationConfig) -> Scores:
+            return Scores(tuple(OptionScore(v, 1) for v in bad))
+
+    _, messages, menu = urgency_pair()[0]
+    call = asyncio.run(ScoredBrain(Broken()).choose(messages, menu))
+    assert call.text == "" and call.error_kind == "BadRequest"
+    json.dumps(call.to_dict(), allow_nan=False)  # nothing unreadable reaches the recording
