@@ -25,6 +25,10 @@ times slower than one thread (measured in benchmarks/local_latency.py).
 
 Cached tokens: llama-cpp-python reuses the KV cache of the longest common token prefix with the
 previous call; the length of that prefix is reported as `Usage.cached_tokens`.
+
+Scoring (`LocalClient.score`, the `mindagent.llm.scoring.Scorer` capability): the log-likelihood of
+given continuations, on the same shared model, lock, threads and cancellation as a chat call
+(`mindagent.llm.local_scoring`).
 """
 
 from __future__ import annotations

@@ -36,6 +36,7 @@ from mindagent.dispatch.scored import SCORING, ScoredBrain, best
 from mindagent.llm.base import BadRequest, GenerationConfig, Message, Usage
 from mindagent.llm.scoring import OptionScore, Scores
 from mindagent.recordings.recording import Recorder, read_recording
+from mindagent.recordings.replay import replay_recording
 
 
 class UrgencyReader:
@@ -163,6 +164,7 @@ def test_scores_are_recorded_and_a_replay_serves_them_bit_for_bit(tmp_path: Path
     assert strip(first) == strip(replayed)
     plain = play(f"replay:{tmp_path / 'a.jsonl'}", dispatch, tmp_path / "c.jsonl")  # the text alone replays too
     assert [s["commands"] for s in plain] == [s["commands"] for s in first]
+    assert replay_recording(tmp_path / "a.jsonl").steps == len(first)  # `mindagent replay` re-executes it
 
 
 def test_a_drifted_replay_is_refused_not_answered_with_another_slots_scores(tmp_path: Path) -> None:
