@@ -4,9 +4,10 @@ Why by hand rather than ``create_completion(echo=True, logprobs=...)``: llama-cp
 prompt log-probabilities only from a model loaded with ``logits_all=True`` (a second copy of the
 weights plus a context-sized logits buffer, 1.6 GB at 8,192 tokens for a 49k vocabulary), and
 it sorts the whole vocabulary in Python for every prompt token. Here the shared model (loaded
-for chat, last-token logits only) evaluates the prompt once and each continuation one token at a
-time, reading the last token's logits after each: a menu of a few short names costs a few dozen
-single-token decodes, and the prompt stays in the KV cache for the next call, as a chat call's does.
+for chat, last-token logits only) evaluates the prompt once per slot and each continuation one
+token at a time, reading the last token's logits after each: a menu of a few short names costs
+one prompt pass and a few dozen single-token decodes. The prompt is evaluated afresh every time,
+not read off the KV cache, so that the same prompt always scores the same (`score_continuations`).
 
 The prompt is the exact token sequence the model's chat completion would see: the model's own
 chat handler is run against a stand-in that captures the tokens it would generate from.
@@ -71,43 +72,38 @@ def _log_softmax_at(logits: Any, token: int) -> float:
     return float(row[token] - top - np.log(np.exp(row - top).sum()))
 
 
-def _logits_after(llm: Any, tokens: Sequence[int]) -> Any:
-    """The next-token logits after `tokens`, evaluating only what the KV cache does not hold.
-
-    At least the last token is evaluated again, so its logits are the current ones."""
-    held = llm.n_tokens
-    same = 0
-    limit = min(held, len(tokens) - 1)
-    ids = llm.input_ids
-    while same < limit and int(ids[same]) == tokens[same]:
-        same += 1
-    if same < held and not llm._ctx.kv_cache_seq_rm(-1, same, -1):
-        llm.reset()
-        same = 0
-    llm.n_tokens = same
-    llm.eval(list(tokens[same:]))
+def _last_logits(llm: Any) -> Any:
+    """A copy of the logits the last evaluated token produced."""
     import llama_cpp
 
     pointer = llama_cpp.llama_get_logits_ith(llm._ctx.ctx, -1)
     return np.ctypeslib.as_array(pointer, shape=(llm.n_vocab(),)).copy()
 
 
+def _evaluate_afresh(llm: Any, tokens: Sequence[int]) -> Any:
+    """Evaluate `tokens` from an empty cache (in the model's batches) and return the next-token logits."""
+    llm.reset()  # n_tokens 0: eval drops every cached cell before it decodes
+    llm.eval(list(tokens))
+    return _last_logits(llm)
+
+
 def score_continuations(llm: Any, prompt: list[int], context: str, continuations: Sequence[str],
                         n_ctx: int) -> tuple[list[OptionScore], int]:
     """Each continuation's log-likelihood after `prompt` and `context`, and how many prompt tokens
-    the KV cache already held.
+    came from the KV cache (always 0, see below).
 
     A continuation's tokens are those of ``context + continuation`` past their common prefix with
-    ``context``'s own tokens, so a token merged across the boundary is scored, once."""
-    held_before = llm.n_tokens
-    ids = [int(t) for t in llm.input_ids[:held_before]]
+    ``context``'s own tokens, so a token merged across the boundary is scored, once.
+
+    Determinism over speed: the prompt is evaluated afresh for every slot, in one pass, and every
+    continuation token one at a time after it. llama.cpp's logits depend in their last digits on
+    how a sequence was split into batches (a prompt token evaluated alone or within a batch of
+    133: 0.07 nats apart on SmolLM2), so a score read off a reused cache would depend on what was
+    asked before, and so could the choice; the same prompt must score the same every time."""
     context_tokens = list(llm.tokenize(context.encode("utf-8"), add_bos=False, special=False)) if context else []
-    cached = 0
-    for a, b in zip(ids, prompt + context_tokens, strict=False):
-        if a != b:
-            break
-        cached += 1
     scores: list[OptionScore] = []
+    evaluated: list[int] | None = None
+    start_logits: Any = None
     for text in continuations:
         whole = list(llm.tokenize((context + text).encode("utf-8"), add_bos=False, special=False))
         split = 0
@@ -117,12 +113,18 @@ def score_continuations(llm: Any, prompt: list[int], context: str, continuations
         if not scored:
             raise BadRequest(f"nothing to score: {text!r} adds no token to the answer")
         sequence = prompt + whole[:split]
+        if not sequence:
+            raise BadRequest("nothing to score after: the prompt is empty")
         if len(sequence) + len(scored) > n_ctx:
             raise BadRequest(f"the prompt and answer ({len(sequence) + len(scored)} tokens) exceed the context "
                              f"window of {n_ctx}")
-        total = 0.0
-        for token in scored:
-            total += _log_softmax_at(_logits_after(llm, sequence), token)
-            sequence.append(token)
+        if sequence != evaluated:
+            start_logits = _evaluate_afresh(llm, sequence)
+            evaluated = sequence
+        llm.n_tokens = len(sequence)  # the next eval drops the previous continuation's cells
+        total = _log_softmax_at(start_logits, scored[0])
+        for previous, token in zip(scored, scored[1:], strict=False):
+            llm.eval([previous])
+            total += _log_softmax_at(_last_logits(llm), token)
         scores.append(OptionScore(total, len(scored)))
-    return scores, min(cached, max(0, len(prompt) + len(context_tokens) - 1))
+    return scores, 0

@@ -88,3 +88,26 @@ def test_llama_cpp_server_scores_the_pair_as_the_local_backend_does(llama_server
         assert a.tokens == b.tokens
         assert all(abs(x - y) < 0.25 for x, y in zip(a.logprobs, b.logprobs, strict=True)), (a, b)
     report("SmolLM2-135M, `scored:openai` on llama_cpp.server", served)
+
+
+@pytest.mark.slow
+def test_a_timed_out_scoring_call_is_an_error_and_the_next_one_scores_the_same(smollm2_path: Any) -> None:
+    """A deadline too short to score is a recorded `ModelTimeout` (the plan falls back), and the
+    abandoned call, finished in the background, leaves the model usable: the next call scores as before."""
+    _, messages, menu = urgency_pair()[1]
+    hurried = make_brain("scored:local", domains.get("cuisineworld"), timeout_s=0.001)
+    patient = make_brain("scored:local", domains.get("cuisineworld"), timeout_s=900)
+    assert isinstance(hurried, ScoredBrain) and isinstance(patient, ScoredBrain)
+
+    async def go() -> tuple[Call, Call, Call]:
+        first = await patient.choose(messages, menu)
+        late = await hurried.choose(messages, menu)
+        again = await patient.choose(messages, menu)
+        await hurried.aclose()
+        await patient.aclose()
+        return first, late, again
+
+    first, late, again = asyncio.run(go())
+    assert late.error_kind == "ModelTimeout" and late.text == ""
+    assert first.error is None and again.error is None
+    assert [s.logprobs for s in again.scores or ()] == [s.logprobs for s in first.scores or ()]
