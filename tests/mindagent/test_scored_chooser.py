@@ -219,3 +219,24 @@ def test_a_score_that_is_not_a_log_probability_fails_the_call(bad: list[float]) 
     call = asyncio.run(ScoredBrain(Broken()).choose(messages, menu))
     assert call.text == "" and call.error_kind == "BadRequest"
     json.dumps(call.to_dict(), allow_nan=False)  # nothing unreadable reaches the recording
+
+
+@pytest.mark.asyncio
+async def test_a_scored_chooser_room_plays_goal_mode_by_default(tmp_path: Path) -> None:
+    """Rooms seat it where they seat a rule: goal mode unless told otherwise, its answers counted
+    as the model's, each with its scores in the room's recording."""
+    from mindagent.server.room import Room, RoomSettings
+
+    spec = domains.validate(GameSpec("cuisineworld", "level_3", 2, 1.0, 0, "reference", None))
+    room = Room("r", None, RoomSettings(spec, "scored:fake", "test", "realtime", 0.05), domains.make_session(spec),
+                ScoredBrain(HashScorer()), tmp_path / "rec")
+    await room.open()
+    room.start()
+    for _ in range(20):
+        await asyncio.sleep(0.01)
+        await room.step()
+    sources = room.state()["sources"]
+    await room.close()
+    assert room.dispatcher.dispatch.mode == "goals" and sources["chooser"] == "model" and sources["answers"] >= 1
+    steps = [r for f in sorted((tmp_path / "rec").rglob("*.jsonl")) for r in read_recording(f) if r["type"] == "step"]
+    assert [c for s in steps for c in s["calls"]] and all(c["scores"] for s in steps for c in s["calls"])
