@@ -19,7 +19,7 @@ from mindagent.cli.domain_options import single_use_given, with_domain_options
 from mindagent.cli.dryrun import dry_run as run_dry
 from mindagent.core import registry as domains
 from mindagent.core.domain import SpecError
-from mindagent.dispatch.brains import PolicyBrain, RuleBrain, generation_settings, make_brain
+from mindagent.dispatch.brains import MenuBrain, PolicyBrain, generation_settings, make_brain
 from mindagent.dispatch.rules import RULE_PREFIX
 from mindagent.evaluation.executors import EXECUTORS, BrainRecipe, ExecutorError, default_workers, run_units, with_gate
 from mindagent.evaluation.provenance import input_files
@@ -178,7 +178,7 @@ def evaluate(
                                                 max_tokens=max_tokens, brain=probe)
         if config.dispatch.mode != "step" and isinstance(probe, PolicyBrain):
             fail(f"--dispatch {dispatch} needs a language model; {model} decides every step itself")
-        if isinstance(probe, RuleBrain) and not config.dispatch.has_menu:
+        if isinstance(probe, MenuBrain) and not config.dispatch.has_menu:
             fail(f"{model} chooses from a menu: add --dispatch goals or --mode taskgraph (with the rule executor)")
         if config.dispatch.executor == "model" and isinstance(probe, PolicyBrain):
             fail(f"--subtask-executor model needs a language model; {model} decides every command itself")

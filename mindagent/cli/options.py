@@ -27,7 +27,7 @@ from mindagent.dispatch.teams import TEAM_MODES, TeamMode
 DOMAIN = typer.Option(None, "--domain", help="the game (default: the first installed; `mindagent domains` lists them)")
 LEVEL = typer.Option(None, "--level", help="level name or path to a level file (default: the domain's)")
 MODEL = typer.Option("planner", "--model", "-m",
-                     help="planner | random | rule:first|urgent|random | policy:<DIR> | local[:name] | openai:<model> | "
+                     help="planner | random | rule:first|urgent|random | scored:<model> | policy:<DIR> | local[:name] | openai:<model> | "
                           "anthropic:<model> | replay:<file>")
 BASE_URL = typer.Option(None, "--base-url", help="OpenAI-compatible server URL (vLLM, Ollama, llama.cpp server)")
 GRAMMAR_FIELD = typer.Option("auto", "--grammar-field",

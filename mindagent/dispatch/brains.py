@@ -22,6 +22,7 @@ from mindagent.core.domain import TRAINED_PREFIX, Domain, DomainSession, SpecErr
 from mindagent.dispatch.calls import Call as Call  # re-exported: callers import it from here
 from mindagent.dispatch.policy import Policy
 from mindagent.dispatch.rules import RULE_PREFIX, RuleBrain, parse_rule
+from mindagent.dispatch.scored import SCORED_PREFIX, SCORING, ScoredBrain, scorer_of
 from mindagent.llm.base import CUT_REASONS, Completion, GenerationConfig, LLMClient, LLMError, Message, Usage
 from mindagent.llm.ratelimit import Gate
 from mindagent.llm.redact import redact_text, redact_url
@@ -137,7 +138,9 @@ class PolicyBrain:
         return None
 
 
-Brain = LLMBrain | PolicyBrain | RuleBrain
+Brain = LLMBrain | PolicyBrain | RuleBrain | ScoredBrain
+#: The brains that answer a menu through `choose` (a rule, or a model scoring the options).
+MenuBrain = RuleBrain | ScoredBrain
 
 
 def make_brain(model: str, domain: Domain, *, seed: int = 0, base_url: str | None = None,
@@ -156,6 +159,11 @@ def make_brain(model: str, domain: Domain, *, seed: int = 0, base_url: str | Non
         return PolicyBrain(domain.make_policy(model, seed))
     if model.startswith(RULE_PREFIX):
         return RuleBrain(parse_rule(model), seed)
+    config = GenerationConfig(temperature=temperature, max_tokens=max_tokens if max_tokens is not None else token_budget(2),
+                              timeout_s=timeout_s, seed=seed, max_retries=retries, max_retry_after_s=max_retry_after_s)
+    if model.startswith(SCORED_PREFIX):
+        return _scored_brain(model.removeprefix(SCORED_PREFIX), config, base_url=base_url, model_path=model_path,
+                             threads=threads, gate=gate)
     if model in BUILT_IN_NAMES:
         raise SpecError(f"{domain.name} has no built-in {model!r} dispatcher; it has: {', '.join(domain.policies)}")
     if model.startswith((TRAINED_PREFIX, *domain.policy_prefixes)):  # a trained policy, a proxy: the domain's
@@ -164,10 +172,24 @@ def make_brain(model: str, domain: Domain, *, seed: int = 0, base_url: str | Non
 
     client = make_client(model, base_url=base_url, model_path=model_path, threads=threads, gate=gate,
                          grammar_field=grammar_field)
-    limit = max_tokens if max_tokens is not None else token_budget(2)
-    return LLMBrain(client, GenerationConfig(temperature=temperature, max_tokens=limit, timeout_s=timeout_s, seed=seed,
-                                             max_retries=retries, max_retry_after_s=max_retry_after_s),
-                    auto_tokens=max_tokens is None)
+    return LLMBrain(client, config, auto_tokens=max_tokens is None)
+
+
+def _scored_brain(spec: str, config: GenerationConfig, *, base_url: str | None, model_path: str | None,
+                  threads: int | None, gate: Gate | None) -> ScoredBrain:
+    """``scored:<spec>``: the model `spec` names, choosing by scoring (`mindagent.dispatch.scored`).
+    Refused in one line (`SpecError`) when its backend cannot score: Anthropic's API returns no
+    log-probabilities, OpenAI's hosted API no longer echoes them for a prompt."""
+    from mindagent.llm import make_client
+
+    kind = spec.partition(":")[0].lower()
+    if kind == "openai" and not base_url:
+        raise SpecError(f"{SCORED_PREFIX}{spec} needs --base-url of an OpenAI-compatible server whose completions "
+                        "endpoint echoes prompt log-probabilities (llama_cpp.server); OpenAI's own API does not")
+    if kind in ("scored", "rule"):
+        raise SpecError(f"{SCORED_PREFIX}{spec}: scored: takes a model spec (local, openai:<model>, replay:<file>)")
+    client = make_client(spec, base_url=base_url, model_path=model_path, threads=threads, gate=gate)
+    return ScoredBrain(scorer_of(spec, client), config)
 
 
 def default_model() -> tuple[str, str]:
@@ -203,14 +225,25 @@ def generation_settings(model: str, *, base_url: str | None = None,
     The base URL is kept without credentials (user:password@ and the query string dropped); a
     local model is named by its file and that file's sha256, so a different build of the "same"
     model is not resumed into old results. Built-in policies and rule choosers have no generation
-    settings."""
+    settings; a scored chooser writes nothing (no temperature, no token limit) and says how it
+    ranks options instead."""
     if isinstance(brain, PolicyBrain | RuleBrain) or model.startswith(RULE_PREFIX):
         return {}
+    if isinstance(brain, ScoredBrain) or model.startswith(SCORED_PREFIX):
+        scored: dict[str, object] = {"scoring": SCORING, **({"base_url": redact_url(base_url)} if base_url else {})}
+        scored.update(_model_file(brain.client if isinstance(brain, ScoredBrain) else None))
+        return scored
     out: dict[str, object] = {"temperature": temperature,
                               "max_tokens": max_tokens if max_tokens is not None else AUTO_TOKENS}
     if base_url:
         out["base_url"] = redact_url(base_url)
-    client = brain.client if isinstance(brain, LLMBrain) else None
+    out.update(_model_file(brain.client if isinstance(brain, LLMBrain) else None))
+    return out
+
+
+def _model_file(client: object) -> dict[str, object]:
+    """A local model's file name, sha256 and threads (nothing for other clients)."""
+    out: dict[str, object] = {}
     model_file = getattr(client, "model_file", None)
     if callable(model_file):
         try:

@@ -12,6 +12,26 @@ from mindagent.llm.base import Message, Usage
 
 
 @dataclass(frozen=True, slots=True)
+class SlotScores:
+    """One slot of a scored chooser's answer (`mindagent.dispatch.scored`): the options offered, the
+    log-likelihood and token count of each, the one chosen, and what scoring them cost."""
+
+    prefix: str
+    options: tuple[str, ...]
+    logprobs: tuple[float, ...]
+    tokens: tuple[int, ...]
+    chosen: str
+    prompt_tokens: int = 0
+    cached_tokens: int = 0
+    latency_s: float = 0.0
+
+    def to_dict(self) -> dict[str, object]:
+        return {"slot": self.prefix, "options": list(self.options), "logprobs": list(self.logprobs),
+                "tokens": list(self.tokens), "chosen": self.chosen, "prompt_tokens": self.prompt_tokens,
+                "cached_tokens": self.cached_tokens, "latency_s": round(self.latency_s, 6)}
+
+
+@dataclass(frozen=True, slots=True)
 class Call:
     """One model call: exactly what was sent and what came back (the replay cassette's unit).
 
@@ -31,6 +51,8 @@ class Call:
     #: How the grammar constrained the answer (``local``, or the server field: ``llama``, ``vllm``);
     #: None when the answer was free text (`mindagent.llm.base.Completion.grammar_sent`).
     grammar: str | None = None
+    #: A scored chooser's slots, each with its options' scores (None: the answer was written).
+    scores: tuple[SlotScores, ...] | None = None
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -48,4 +70,5 @@ class Call:
             **({"served_model": self.served_model} if self.served_model else {}),
             **({"not_sent": list(self.not_sent)} if self.not_sent else {}),
             **({"grammar": self.grammar} if self.grammar else {}),
+            **({"scores": [slot.to_dict() for slot in self.scores]} if self.scores is not None else {}),
         }

@@ -23,7 +23,7 @@ from mindagent.core.capabilities import (
 from mindagent.core.demo import Demo
 from mindagent.core.directions import directions_of
 from mindagent.core.domain import DomainSession, PromptParts, SpecError, Verdict
-from mindagent.dispatch.brains import Brain, Call, LLMBrain, PolicyBrain
+from mindagent.dispatch.brains import Brain, Call, LLMBrain, MenuBrain, PolicyBrain
 from mindagent.dispatch.memory import Memory
 from mindagent.dispatch.partners import Partner, make_partner
 from mindagent.dispatch.plans import (
@@ -162,7 +162,7 @@ class Dispatcher:
             raise SpecError(f"--mode {dispatch.team} runs its own loop; it does not combine with --dispatch {dispatch.mode}")
         if dispatch.team == "taskgraph" and not isinstance(session, TaskGraphMode):
             raise SpecError(f"{session.domain} has no task graph (--mode taskgraph)")
-        if isinstance(brain, RuleBrain) and not dispatch.has_menu:
+        if isinstance(brain, MenuBrain) and not dispatch.has_menu:
             raise SpecError(f"{brain.name} chooses from a menu (--dispatch goals, or --mode taskgraph with "
                             "--subtask-executor rule); this mode has the model write commands, with no menu")
         if dispatch.executor == "model":
@@ -191,7 +191,7 @@ class Dispatcher:
         mode with any brain: without a model the manager deals out subtasks by rule)."""
         if self.dispatch.team == "taskgraph":  # the model executor is asked every step, like `decide`
             return self.brain is not None and self.dispatch.executor == "rule"
-        return self.dispatch.mode != "step" and isinstance(self.brain, LLMBrain | RuleBrain)
+        return self.dispatch.mode != "step" and isinstance(self.brain, LLMBrain | MenuBrain)
 
     async def make_plan(self, session: DomainSession, memory: Memory, feedback: Sequence[str],
                         head_chef: Sequence[str] = (), controlled: Sequence[int] | None = None,
@@ -200,7 +200,7 @@ class Dispatcher:
         assignment of subtasks (task-graph mode)."""
         if self.dispatch.team == "taskgraph" and self.brain is not None:
             return await self._taskgraph_plan(session, self.brain, controlled)
-        if self.dispatch.mode == "goals" and isinstance(self.brain, LLMBrain | RuleBrain):
+        if self.dispatch.mode == "goals" and isinstance(self.brain, LLMBrain | MenuBrain):
             return await self._goal_plan(session, self.brain, head_chef)
         if not isinstance(self.brain, LLMBrain):
             raise ValueError("only a language model answers with plans")
@@ -214,7 +214,7 @@ class Dispatcher:
         steps = [self.mine(session, session.extract_commands(block), controlled) for block in split_plan(call.text)]
         return CommandPlan(session.step_index, steps), [call], shown
 
-    async def _goal_plan(self, session: DomainSession, brain: LLMBrain | RuleBrain,
+    async def _goal_plan(self, session: DomainSession, brain: LLMBrain | MenuBrain,
                          head_chef: Sequence[str]) -> tuple[Plan, list[Call], str]:
         menu = goal_menu_of(session)
         executor = self._executors.get(id(session))
@@ -232,7 +232,7 @@ class Dispatcher:
             chosen = "forced" if menu.options else "none"
             return GoalPlan(session.step_index, list(menu.options), executor, menu, every, chosen), [], ""
         messages = self.goal_prompt.messages(menu, head_chef, directions.summary(session.agent_names))
-        if isinstance(brain, RuleBrain):
+        if isinstance(brain, MenuBrain):
             call = await brain.choose(messages, goal_menu_for(session, menu))
         else:
             call = await brain.ask(messages, goal_grammar(menu.options))
@@ -260,7 +260,7 @@ class Dispatcher:
         names = [session.agent_names[a] for a in agents]
         ids = [t.id for t in ready]
         messages = self.manager_prompt.messages(graph, names)
-        if isinstance(brain, RuleBrain):
+        if isinstance(brain, MenuBrain):
             call = await brain.choose(messages, manager_menu(session.step_index, ready, names))
         else:
             call = await brain.ask(messages, assignment_grammar(names, ids), lines=len(names))

@@ -25,6 +25,10 @@ times slower than one thread (measured in benchmarks/local_latency.py).
 
 Cached tokens: llama-cpp-python reuses the KV cache of the longest common token prefix with the
 previous call; the length of that prefix is reported as `Usage.cached_tokens`.
+
+Scoring (`LocalClient.score`, the `mindagent.llm.scoring.Scorer` capability): the log-likelihood of
+given continuations, on the same shared model, lock, threads and cancellation as a chat call
+(`mindagent.llm.local_scoring`).
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -59,6 +63,8 @@ from mindagent.llm.local_models import (
     list_local_models,
     resolve_model_path,
 )
+from mindagent.llm.local_scoring import chat_prompt_tokens, score_continuations
+from mindagent.llm.scoring import OptionScore, Scores
 from mindagent.llm.telemetry import metered
 
 log = logging.getLogger(__name__)
@@ -297,18 +303,23 @@ class LocalClient:
 
     async def _run(self, payload: list[dict[str, str]], config: GenerationConfig,
                    grammar: str | None) -> tuple[dict[str, Any], int]:
-        """`_generate` on a daemon thread, within ``config.timeout_s``; the deadline or a cancelled
+        """`_generate` off the event loop (`_off_loop`)."""
+        result: tuple[dict[str, Any], int] = await self._off_loop(
+            lambda flags: self._generate(payload, config, grammar, flags.cancel, flags.abandoned), config)
+        return result
+
+    async def _off_loop(self, job: Callable[[_Flags], Any], config: GenerationConfig) -> Any:
+        """`job` on a daemon thread, within ``config.timeout_s``; the deadline or a cancelled
         awaiting task (a room's decision timer, Ctrl-C) abandons the call and returns at once: the
         thread finishes it in the background, so the prompt it evaluated stays cached for the
         next call (see the module docstring); `aclose` stops it."""
         loop = asyncio.get_running_loop()
-        done: asyncio.Future[tuple[dict[str, Any], int]] = loop.create_future()
+        done: asyncio.Future[Any] = loop.create_future()
         flags = _Flags(threading.Event(), threading.Event())
 
         def work() -> None:
             try:
-                result: tuple[dict[str, Any], int] | BaseException = self._generate(
-                    payload, config, grammar, flags.cancel, flags.abandoned)
+                result: Any = job(flags)
             except BaseException as exc:  # noqa: BLE001 - handed to the awaiting task
                 result = exc
             if flags.abandoned.is_set() and not isinstance(result, BaseException):
@@ -333,6 +344,41 @@ class LocalClient:
             done.cancel()
             raise
 
+    def _score(self, messages: list[dict[str, str]], context: str, continuations: Sequence[str],
+               flags: _Flags) -> tuple[list[OptionScore], int, int]:
+        """Blocking: load (once), then score under the model's lock (`mindagent.llm.local_scoring`).
+        Returns the scores, the prompt's tokens and how many of them the KV cache held."""
+        path = self._model_path or resolve_model_path(self._model_name)
+        loaded = _load(path, self._n_ctx, self._chat_format, self.threads)
+        with loaded.lock:
+            if flags.cancel.is_set() or flags.abandoned.is_set():
+                raise _Cancelled
+            prompt = chat_prompt_tokens(loaded.llm, messages)
+            loaded.cancel = flags.cancel
+            try:
+                scores, cached = score_continuations(loaded.llm, prompt, context, continuations, self._n_ctx)
+            except RuntimeError as exc:  # llama_decode aborted by the cancel flag (or failed)
+                loaded.llm.reset()
+                if flags.cancel.is_set():
+                    raise _Cancelled from exc
+                raise ModelUnavailable(f"{self.name}: {exc}") from exc
+            finally:
+                loaded.cancel = None
+        return scores, len(prompt), cached
+
+    async def score(self, messages: Sequence[Message], context: str, continuations: Sequence[str],
+                    config: GenerationConfig) -> Scores:
+        """Each continuation's log-likelihood after the chat prompt and `context` (`Scorer`)."""
+        payload = fold_system(messages) if self._fold_system else [
+            {"role": m.role, "content": m.content} for m in messages
+        ]
+        started = time.perf_counter()
+        with metered():
+            scores, prompt_tokens, cached = await self._off_loop(
+                lambda flags: self._score(payload, context, continuations, flags), config)
+        usage = Usage(prompt_tokens=prompt_tokens, cached_tokens=cached, latency_s=time.perf_counter() - started)
+        return Scores(tuple(scores), usage, self.model)
+
     def model_file(self) -> Path:
         """The GGUF file this client runs (resolving a named model's package path)."""
         return self._model_path or resolve_model_path(self._model_name)
@@ -356,8 +402,7 @@ class LocalClient:
         self._calls = {t: c for t, c in self._calls.items() if t.is_alive()}
 
 
-def _hand_back(loop: asyncio.AbstractEventLoop, future: asyncio.Future[tuple[dict[str, Any], int]],
-               result: tuple[dict[str, Any], int] | BaseException, name: str) -> None:
+def _hand_back(loop: asyncio.AbstractEventLoop, future: asyncio.Future[Any], result: Any, name: str) -> None:
     """From the worker thread: settle the call's future on its loop, or drop a late result.
 
     A call that timed out may finish after the caller's loop closed (a `run` that ended); then
@@ -368,8 +413,7 @@ def _hand_back(loop: asyncio.AbstractEventLoop, future: asyncio.Future[tuple[dic
         log.debug("%s: a late result was dropped (its event loop has closed)", name)
 
 
-def _settle(future: asyncio.Future[tuple[dict[str, Any], int]],
-            result: tuple[dict[str, Any], int] | BaseException) -> None:
+def _settle(future: asyncio.Future[Any], result: Any) -> None:
     """Hand a worker's result to its future, unless the caller has gone (cancelled)."""
     if future.done():
         return

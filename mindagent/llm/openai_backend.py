@@ -49,6 +49,7 @@ from mindagent.llm.retry import (
     well_formed,
     with_retries,
 )
+from mindagent.llm.scoring import OptionScore, Scores, chatml, read_echo_logprobs, read_reply_text
 from mindagent.llm.telemetry import metered
 
 log = logging.getLogger(__name__)
@@ -98,6 +99,14 @@ def map_usage(usage: Any, latency_s: float, timings: object = None) -> Usage:
         output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
         latency_s=latency_s,
     )
+
+
+def _as_mapping(resp: Any) -> dict[str, Any]:
+    """A completions reply as plain data (the SDK's object, dumped), for `read_reply_text`."""
+    dumped = resp.model_dump(warnings=False) if hasattr(resp, "model_dump") else resp
+    if not isinstance(dumped, dict):
+        raise TypeError(f"the completions reply is {type(dumped).__name__}")
+    return dumped
 
 
 def _reply_parts(resp: Any) -> tuple[str, Any, str | None, object, object]:
@@ -251,6 +260,47 @@ class OpenAIClient:
                   usage.prompt_tokens, usage.cached_tokens, usage.output_tokens, latency)
         return Completion(text=text, usage=usage, model=served or self.model, finish_reason=str(finish or ""),
                           grammar_sent=sent)
+
+    async def score(self, messages: Sequence[Message], context: str, continuations: Sequence[str],
+                    config: GenerationConfig) -> Scores:
+        """Each continuation's log-likelihood (`Scorer`), from the completions endpoint: the prompt
+        (`chatml` of the messages, then `context` and the continuation) echoed with its tokens'
+        log-probabilities, one request per continuation. Needs a server that echoes them
+        (llama_cpp.server does; OpenAI's hosted API no longer does, so `make_brain` refuses it)."""
+        import openai
+
+        sdk = self._client()
+        head = chatml(messages) + context
+        out: list[OptionScore] = []
+        usage = Usage()
+        started = time.perf_counter()
+        served = ""
+        for continuation in continuations:
+            prompt = head + continuation
+            request = functools.partial(
+                sdk.completions.create, model=self.model, prompt=prompt, max_tokens=1, echo=True, logprobs=0,
+                temperature=0.0, timeout=self._timeout_cls(config.timeout_s, connect=min(CONNECT_TIMEOUT_S,
+                                                                                          config.timeout_s)))
+            with metered():
+                try:
+                    async with deadline(config.timeout_s, self.name):
+                        reply = await with_retries(
+                            gated(well_formed(request, _as_mapping), self._gate,
+                                  request_tokens([prompt], 1)),
+                            config, what=self.name, sleep=self._sleep, rng=self._rng)
+                except openai.OpenAIError as exc:
+                    raise error_kind(exc)(f"{self.name}: {describe(exc)}") from exc
+            try:
+                block, generated = read_reply_text(reply, prompt)
+                out.append(read_echo_logprobs(block, generated, continuation))
+            except BadRequest as exc:
+                raise BadRequest(f"{self.name} cannot score: {exc}") from None
+            raw_usage = reply.get("usage")
+            prompt_tokens = _int(raw_usage.get("prompt_tokens")) if isinstance(raw_usage, dict) else 0
+            usage = Usage(prompt_tokens=usage.prompt_tokens + prompt_tokens)
+            served = served or str(reply.get("model") or "")
+        return Scores(tuple(out), Usage(prompt_tokens=usage.prompt_tokens, latency_s=time.perf_counter() - started),
+                      served or self.model)
 
     async def aclose(self) -> None:
         """Close the SDK's connection pool (and the injected http client with it)."""

@@ -35,6 +35,7 @@ from mindagent.llm.base import (
     ModelUnavailable,
     Usage,
 )
+from mindagent.llm.scoring import OptionScore, Scores
 
 log = logging.getLogger(__name__)
 
@@ -65,6 +66,7 @@ class RecordedCall:
     error_kind: str | None = None  # the LLMError subclass it failed with, by class name
     served_model: str | None = None  # the model the provider said served the recorded call
     grammar: str = ""  # how a grammar constrained the recorded answer ("" when it was free text)
+    scores: tuple[Mapping[str, Any], ...] = ()  # a scored chooser's slots, as recorded
 
     def failure(self) -> LLMError:
         """The recorded failure as an exception of its recorded kind (plain LLMError for a
@@ -112,12 +114,29 @@ def _read_bounded(path: Path) -> str:
     return data.decode("utf-8", errors="replace")
 
 
+def _recorded_slots(raw: object) -> tuple[Mapping[str, Any], ...]:
+    """A call's recorded ``scores`` (a scored chooser's slots); each is checked when it is served."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, list) or not all(isinstance(slot, Mapping) for slot in raw):
+        raise TypeError("scores is not a list of slots")
+    return tuple(raw)
+
+
 def load_cassette(path: Path) -> tuple[dict[str, deque[RecordedCall]], list[str]]:
     """Read a recording into FIFO answers per prompt key, plus every key in recorded order."""
+    answers, order, _ = load_cassette_scores(path)
+    return answers, order
+
+
+def load_cassette_scores(path: Path) -> tuple[dict[str, deque[RecordedCall]], list[str],
+                                              dict[str, deque[Mapping[str, Any]]]]:
+    """`load_cassette`, plus a scored chooser's recorded slots in FIFO order per prompt key."""
     text = _read_bounded(path)
     lines = text.splitlines()
     whole = text.endswith("\n")  # else the last line may be a write cut short by a kill
     answers: dict[str, deque[RecordedCall]] = {}
+    scored: dict[str, deque[Mapping[str, Any]]] = {}
     order: list[str] = []
     n_steps = 0
     for lineno, line in enumerate(lines, 1):
@@ -142,16 +161,19 @@ def load_cassette(path: Path) -> tuple[dict[str, deque[RecordedCall]], list[str]
                                         str(error) if error is not None else None,
                                         str(kind) if kind is not None else None,
                                         str(call["served_model"]) if call.get("served_model") else None,
-                                        str(call.get("grammar") or ""))
+                                        str(call.get("grammar") or ""),
+                                        _recorded_slots(call.get("scores")))
             except (KeyError, TypeError) as exc:
                 raise ModelUnavailable(
-                    f"{path}:{lineno}: call {index} lacks messages/text ({exc})"
+                    f"{path}:{lineno}: call {index} lacks messages/text or has unreadable scores ({exc})"
                 ) from exc
             answers.setdefault(key, deque()).append(recorded)
+            if call.get("scores") is not None:
+                scored.setdefault(key, deque()).extend(recorded.scores)
             order.append(key)
     if not order:
         log.warning("cassette %s holds no model calls", path)
-    return answers, order
+    return answers, order, scored
 
 
 class ReplayClient:
@@ -160,7 +182,7 @@ class ReplayClient:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.name = f"replay:{self.path}"
-        self._answers, self._order = load_cassette(self.path)
+        self._answers, self._order, self._scores = load_cassette_scores(self.path)
 
     @property
     def remaining(self) -> int:
@@ -201,6 +223,32 @@ class ReplayClient:
             raise recorded.failure()  # the same message and kind, so the replayed step matches
         return Completion(text=recorded.text, usage=recorded.usage, model=recorded.served_model or "",
                           grammar_sent=recorded.grammar)
+
+    async def score(self, messages: Sequence[Message], context: str, continuations: Sequence[str],
+                    config: GenerationConfig) -> Scores:
+        """The next recorded slot scored for exactly this prompt (`Scorer`): its recorded scores,
+        token counts and usage. The slot must offer the same options (each the stripped
+        continuation, as `mindagent.dispatch.scored` writes them) after the same slot prefix;
+        anything else is a drifted replay (`BadRequest`), never a neighbour's scores."""
+        key = prompt_key(messages)
+        queue = self._scores.get(key)
+        if not queue:
+            raise BadRequest(f"cassette has no recorded scores for this prompt: sha256 {key}; the prompt or the "
+                             f"chooser differs from the recording {self.path}")
+        slot = queue.popleft()
+        options, values, tokens = slot.get("options"), slot.get("logprobs"), slot.get("tokens")
+        asked = [c.strip() for c in continuations]
+        if options != asked or not str(context).endswith(str(slot.get("slot", "")).rstrip()):
+            raise BadRequest(f"the recorded slot {slot.get('slot')!r} offered {options!r}; this replay asks for "
+                             f"{asked!r} after {context[-40:]!r}")
+        try:
+            if not isinstance(values, list) or not isinstance(tokens, list):
+                raise TypeError("logprobs and tokens are not lists")
+            scores = tuple(OptionScore(float(v), int(t)) for v, t in zip(values, tokens, strict=True))
+        except (TypeError, ValueError) as exc:
+            raise ModelUnavailable(f"cassette {self.path}: recorded scores are unreadable ({exc})") from exc
+        usage = _usage(slot)
+        return Scores(scores, Usage(usage.prompt_tokens, usage.cached_tokens, 0, usage.latency_s))
 
     async def aclose(self) -> None:
         """Nothing to release."""

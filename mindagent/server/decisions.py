@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from mindagent.core.capabilities import goal_menu_of
 from mindagent.core.domain import DomainSession
-from mindagent.dispatch.brains import Brain, LLMBrain, PolicyBrain, RuleBrain
+from mindagent.dispatch.brains import Brain, LLMBrain, MenuBrain, PolicyBrain
 from mindagent.dispatch.dispatcher import Decision, DispatchSettings
 from mindagent.dispatch.plans import Plan
 from mindagent.server.settings import RoomSettings
@@ -40,7 +40,7 @@ def dispatch_for(settings: RoomSettings, session: DomainSession, brain: Brain) -
     chosen = settings.dispatch
     if chosen is None:
         local = isinstance(brain, LLMBrain) and brain.name.startswith("local:")
-        menu = local or isinstance(brain, RuleBrain)  # a rule chooser has only menus to answer
+        menu = local or isinstance(brain, MenuBrain)  # a rule or scored chooser has only menus to answer
         chosen = DispatchSettings("goals") if menu and goal_menu_of(session) is not None else DispatchSettings()
     if chosen.mode == "goals" and goal_menu_of(session) is None:
         return DispatchSettings()  # a domain without goal mode: per-step commands

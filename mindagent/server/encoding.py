@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from mindagent.core.capabilities import Directable
 from mindagent.core.directions import reads
 from mindagent.core.domain import DomainSession, DomainStep
-from mindagent.dispatch.brains import Brain, LLMBrain, PolicyBrain, RuleBrain
+from mindagent.dispatch.brains import Brain, LLMBrain, PolicyBrain, RuleBrain, ScoredBrain
 from mindagent.dispatch.dispatcher import Decision
 from mindagent.evaluation.scoring import collaboration_score
 from mindagent.llm.redact import redact_text
@@ -250,7 +250,7 @@ class SourceTally:
     def to_dict(self, brain: Brain | None) -> dict[str, Any]:
         """The counts, who answered (``model``, a rule chooser's name, "" for a built-in policy,
         which is asked nothing) and one line for the results panel (empty before the first step)."""
-        chooser = "model" if isinstance(brain, LLMBrain) else brain.name if isinstance(brain, RuleBrain) else ""
+        chooser = "model" if isinstance(brain, LLMBrain | ScoredBrain) else brain.name if isinstance(brain, RuleBrain) else ""
         total = sum(self.steps.values())
         named = ", ".join(f"{n} {'idle' if s == 'idle' else 'from the ' + s}" for s, n in self.steps.items() if n)
         answered = f"; the {chooser} answered {self.answers} times" if chooser else ""
