@@ -15,7 +15,7 @@ from rich.table import Table
 from mindagent.cli import options as o
 from mindagent.cli.common import err, fail
 from mindagent.core.domain import SpecError
-from mindagent.dispatch.brains import Brain, LLMBrain, RuleBrain, generation_settings, make_brain
+from mindagent.dispatch.brains import Brain, LLMBrain, MenuBrain, ScoredBrain, generation_settings, make_brain
 from mindagent.evaluation.ablation import ABLATIONS, AblationError, BrainFor, plan_rows, run_ablation
 from mindagent.evaluation.ablation_table import plot_ablation
 from mindagent.evaluation.readers import ResultsError
@@ -102,9 +102,9 @@ def ablate(
             brain = make_brain(other, domain, seed=seed)
         except (SpecError, LLMError) as exc:
             fail(f"--baseline: {exc}")
-        if isinstance(brain, RuleBrain) and not settings.has_menu:
+        if isinstance(brain, MenuBrain) and not settings.has_menu:
             fail(f"--baseline {other} chooses from a menu: add --dispatch goals or --mode taskgraph")
-        if isinstance(brain, LLMBrain):
+        if isinstance(brain, LLMBrain | ScoredBrain):
             fail(f"--baseline {other} is a language model; a baseline is a rule chooser or a built-in policy")
     base = EvalConfig(levels=level_list, agents=team_sizes, model=model, taus=tau_list, episodes=episodes, seed=seed,
                       steps=steps, rules=rules, repair=repair, domain=domain.name, dispatch=settings,
