@@ -43,7 +43,14 @@ async function observe () {
     const entry = host.bots.get(name)
     bots[name] = entry.connected && entry.bot.entity ? botJson(entry.bot, entry.action) : { connected: false }
   }
-  return { bots, kitchen, cache: host.cache }
+  return { bots, kitchen, cache: host.cache, world: worldTime(bot) }
+}
+
+// The server's own clock as the bots hear it (its time updates); null before the first one.
+function worldTime (bot) {
+  const t = bot && bot.time
+  if (!t || !Number.isFinite(t.age) || t.age === null) return null
+  return { age: t.age, time_of_day: Number.isFinite(t.timeOfDay) ? t.timeOfDay : 0 }
 }
 
 // The 3D view server (lib/viewer.js), started on the first `viewer` request and kept across

@@ -24,7 +24,8 @@ function readConfig (settings) {
     cookTicks: Number(given.cookTicks ?? VANILLA_COOK_TICKS),
     mobRespawnMs: Number(given.mobRespawnMs ?? 3000),
     blockRespawnMs: Number(given.blockRespawnMs ?? 5000),
-    clock: given.clock === 'realtime' ? 'realtime' : 'lockstep'
+    clock: given.clock === 'realtime' ? 'realtime' : 'lockstep',
+    guard: given.guard !== false
   }
 }
 
@@ -153,7 +154,7 @@ module.exports.server = function (serv, settings) {
     if (sub === 'give') return giveItem(rest[0], rest[1], Number(rest[2] ?? 1))
     if (sub === 'config') {
       const key = rest[0]
-      if (!(key in kitchen.config) || ['seed', 'clock', 'adminToken'].includes(key)) throw new Error('unknown config key ' + key)
+      if (!(key in kitchen.config) || ['seed', 'clock', 'guard', 'adminToken'].includes(key)) throw new Error('unknown config key ' + key)
       kitchen.config[key] = Number(rest[1])
       return kitchen.config
     }
