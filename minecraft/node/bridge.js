@@ -15,6 +15,7 @@ const actions = require('./lib/actions')
 const { botJson, makeKitchenQuery } = require('./lib/observe')
 const spots = require('./lib/spots')
 const { ActionError } = require('./lib/task')
+const { sync } = require('./lib/sync')
 const { DEFAULT_VERSION } = require('./lib/constants')
 
 const write = (obj) => process.stdout.write(JSON.stringify(obj) + '\n')
@@ -23,7 +24,7 @@ const kitchenQuery = makeKitchenQuery()
 
 const DEFAULT_TIMEOUT_MS = {
   connect: 30000, goto: 20000, killMob: 30000, mineBlock: 20000, putFuelFurnace: 15000,
-  putItemFurnace: 15000, takeOutFurnace: 15000, putInChest: 15000, craft: 15000, observe: 5000, reset: 10000, viewer: 10000
+  putItemFurnace: 15000, takeOutFurnace: 15000, putInChest: 15000, craft: 15000, observe: 30000, reset: 10000, viewer: 10000
 }
 const ACTIONS = ['goto', 'killMob', 'mineBlock', 'putFuelFurnace', 'putItemFurnace', 'takeOutFurnace', 'putInChest', 'craft']
 
@@ -38,6 +39,9 @@ async function observe () {
   const bot = host.anyConnected()
   const kitchen = bot ? await kitchenQuery(bot, 'state') : null
   if (bot) spots.setKitchen(kitchen)
+  // every bot's copy of the world caught up with the server (what the last clock advance spawned)
+  const live = host.names().map(n => host.bots.get(n)).filter(e => e.connected && e.bot.entity)
+  await Promise.all(live.map(e => sync(e.bot)))
   const bots = {}
   for (const name of host.names()) {
     const entry = host.bots.get(name)

@@ -11,7 +11,10 @@ const { waitFor } = require('./task')
 const { BLOCKS_OF_INTEREST, blocksNear } = require('./spots')
 
 const RADIUS = 16
-const KITCHEN_QUERY_MS = 1500
+// The first query is a probe (a server without our plugin never answers); once our plugin has
+// answered, a slow reply is a slow server (paused, loaded) and is waited for.
+const KITCHEN_PROBE_MS = 1500
+const KITCHEN_QUERY_MS = 15000
 
 const round1 = (v) => Math.round(v * 10) / 10
 
@@ -59,7 +62,7 @@ function makeKitchenQuery () {
       if (!answered && failures >= 2 && command === 'state') return null
       const reply = waitFor(bot, 'messagestr', {
         filter: (msg) => typeof msg === 'string' && msg.startsWith('mindagent {') && msg.includes(`"kind":"${command.split(' ')[0]}"`),
-        timeoutMs: KITCHEN_QUERY_MS,
+        timeoutMs: answered ? KITCHEN_QUERY_MS : KITCHEN_PROBE_MS,
         what: 'kitchen reply'
       })
       bot.chat('/kitchen ' + command)

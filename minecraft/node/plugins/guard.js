@@ -17,7 +17,7 @@
 // flying-squid: tests use that to stand in for somebody else's server.
 
 const OPEN_COMMANDS = new Set(['help', 'ping', 'version', 'me'])
-const OPEN_KITCHEN = new Set(['state', 'craft', 'auth'])
+const OPEN_KITCHEN = new Set(['state', 'craft', 'sync', 'auth'])
 const FIXTURES = new Set(['furnace', 'chest', 'crafting_table'])
 const MAX_INCIDENTS = 200
 
