@@ -84,8 +84,9 @@ class MinecraftDomain(DomainBase):
         view_port = int(o["mc_view_port"]) if o.get("mc_view_port") else None
         if o.get("mc_host"):
             address = ServerAddress(str(o["mc_host"]), int(o.get("mc_port") or 25565), version=version)
+            paced = KitchenConfig(seed=spec.seed, step_ticks=int(o.get("step_ticks") or STEP_TICKS))
             return MinecraftSession(n_agents=spec.agents, tau=spec.tau, seed=spec.seed, max_steps=steps, address=address,
-                                    view_port=view_port)
+                                    kitchen=paced, view_port=view_port)
         base = KitchenConfig(seed=spec.seed)
         kitchen = dataclasses.replace(
             base, cook_ticks=int(o.get("cook_ticks") or base.cook_ticks),
@@ -101,7 +102,9 @@ class MinecraftDomain(DomainBase):
         o = spec.options
         if o.get("mc_host"):
             return [f"Minecraft: the server at {o['mc_host']}:{o.get('mc_port') or 25565} has no kitchen clock of "
-                    "ours: real time (recorded as clock realtime)"]
+                    "ours: real time; orders arrive and expire by its own world ticks (from its time updates) and a "
+                    f"step lasts at least {int(o.get('step_ticks') or STEP_TICKS)} of them (recorded as clock realtime, "
+                    "orders in world ticks)"]
         if o.get("mc_clock") == "realtime":
             notes = ["Minecraft clock: realtime (20 game ticks per wall-clock second; results depend on machine "
                      "speed and model latency)"]

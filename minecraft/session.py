@@ -48,6 +48,10 @@ DEFAULT_ACTION_TIMEOUT_S = 20.0
 CONNECT_TIMEOUT_S = 30.0
 CONNECT_EACH_S = 15.0
 OBSERVE_TIMEOUT_S = 30.0
+#: On a server of someone else's: how long to wait for its first time update, and for its clock to
+#: run one step's ticks (a stalled server is logged and the step goes on).
+FIRST_TIME_UPDATE_S = 5.0
+WORLD_WAIT_S = 30.0
 ADVANCE_TIMEOUT_S = 10.0
 VIEWER_TIMEOUT_S = 15.0
 #: How often a dead embedded server is started again within one session.
@@ -57,9 +61,6 @@ MAX_CHAT_REPLIES = 3
 CHAT_CHARS = 250
 #: Steps in a row with no bot in the world before the episode ends with `WorldLost`.
 MAX_STEPS_UNREACHABLE = 3
-#: On a server of someone else's the episode lasts `max_steps` steps of order time (world ticks);
-#: this many dispatcher steps per step of order time at most, so a stopped world clock still ends it.
-FOREIGN_STEP_LIMIT = 4
 
 
 class WorldLost(RuntimeError):
@@ -213,6 +214,9 @@ class MinecraftSession(DomainSession):
         self._died.clear()
         await self._observe()
         self._now = 0
+        if self.world_clock:
+            await self._wait_world(1, FIRST_TIME_UPDATE_S)  # a real age, not a login packet's 0
+            await self._observe()
         self._age0 = self.obs.world.age if self.world_clock and self.obs.world is not None else None
         self._incidents_seen = max((i.n for i in self._incidents()), default=0)
         self._left_out = self._leave_out_what_cannot_be_made()
@@ -228,6 +232,9 @@ class MinecraftSession(DomainSession):
                 for cmd, why in checked]
         outcomes: list[Outcome] = list(await asyncio.gather(*runs))
         self._drain_events()
+        if self.world_clock and self.obs.world is not None:
+            # a step lasts at least step_ticks of the server's own time, as a lockstep step does at home
+            await self._wait_world(self.obs.world.age + self.kitchen.step_ticks, WORLD_WAIT_S)
         for outcome in outcomes:  # a death that already failed its action costs nothing more
             if isinstance(outcome, ActionError) and outcome.code == "died" and outcome.agent:
                 self._died.discard(outcome.agent)
@@ -377,9 +384,9 @@ class MinecraftSession(DomainSession):
 
     @property
     def done(self) -> bool:
-        if self.world_clock:
-            return self._now >= self.max_steps or self._step >= FOREIGN_STEP_LIMIT * self.max_steps
-        return self._step >= self.max_steps
+        # on a server of someone else's, `max_steps` steps of order time (its world ticks) or of the
+        # dispatcher, whichever comes first
+        return self._step >= self.max_steps or (self.world_clock and self._now >= self.max_steps)
 
     @property
     def order_time(self) -> int:
@@ -485,6 +492,14 @@ class MinecraftSession(DomainSession):
         expired = [o for t in range(before + 1, self._now + 1) for o in self.orders.tick(t)]
         return done, expired
 
+    async def _wait_world(self, age: int, timeout: float) -> None:
+        """Wait for the server's world age to reach `age` (its time updates); a server that sends
+        none is logged and not waited for again until it does."""
+        try:
+            await self.bridge.request("waitWorld", {"age": age}, timeout=timeout)
+        except BridgeError as exc:
+            log.warning("the server's clock did not reach tick %d: %s", age, exc)
+
     def _leave_out_what_cannot_be_made(self) -> list[str]:
         """Crafted dishes need our plugin's crafting table; a server without one never asks for them,
         and the first step says so."""
@@ -504,10 +519,11 @@ class MinecraftSession(DomainSession):
         """What people who are not the crew did to the kitchen since the last step, one line each:
         refused (it did not happen) or recorded (it happened; deliveries count what the bots put in,
         so a taken dish does not undo an order)."""
-        new = [i for i in self._incidents() if i.n > self._incidents_seen]
-        if not new:
+        fresh = [i for i in self._incidents() if i.n > self._incidents_seen]
+        if not fresh:
             return []
-        self._incidents_seen = max(i.n for i in new)
+        self._incidents_seen = max(i.n for i in fresh)
+        new = [i for i in fresh if i.player not in self.agents]  # on someone else's server our bots are no crew
         runs: list[tuple[Any, int]] = []  # the same attempt again and again (a visitor hitting a cow) is one line
         for i in new:
             if runs and (runs[-1][0].player, runs[-1][0].what, runs[-1][0].outcome) == (i.player, i.what, i.outcome):

@@ -14,7 +14,7 @@ const { BotHost } = require('./lib/bots')
 const actions = require('./lib/actions')
 const { botJson, makeKitchenQuery } = require('./lib/observe')
 const spots = require('./lib/spots')
-const { ActionError } = require('./lib/task')
+const { ActionError, waitFor } = require('./lib/task')
 const { sync } = require('./lib/sync')
 const { DEFAULT_VERSION } = require('./lib/constants')
 
@@ -57,6 +57,17 @@ function worldTime (bot) {
   return { age: t.age, time_of_day: Number.isFinite(t.timeOfDay) ? t.timeOfDay : 0 }
 }
 
+// Until the server's world age (its time updates, every 20 ticks on vanilla) reaches `age`: how a
+// session on a server of someone else's paces its steps by that server's clock, not by wall time.
+async function waitWorld (args) {
+  const bot = needBot()
+  const want = Number(args.age)
+  if (!(Number.isFinite(bot.time.age) && bot.time.age >= want)) {
+    await waitFor(bot, 'time', { filter: () => Number.isFinite(bot.time.age) && bot.time.age >= want, timeoutMs: 3600000, what: 'world time' })
+  }
+  return worldTime(bot)
+}
+
 // The 3D view server (lib/viewer.js), started on the first `viewer` request and kept across
 // requests; a bridge that restarts starts it again when asked (same port).
 let viewer = null
@@ -84,7 +95,8 @@ const OPS = {
   chat: async (args) => { host.get(args.bot).bot.chat(String(args.text)); return { sent: true } },
   reset: async (args) => kitchenQuery(needBot(), `reset ${Number(args.seed ?? 0)}`),
   kitchen: async (args) => kitchenQuery(needBot(), String(args.command)),
-  viewer: startView
+  viewer: startView,
+  waitWorld
 }
 
 async function handle (line) {

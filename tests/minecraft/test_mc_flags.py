@@ -47,7 +47,9 @@ def test_a_run_says_which_clock_its_results_depend_on() -> None:
     assert notes(mc_clock="realtime") == ["Minecraft clock: realtime (20 game ticks per wall-clock second; results "
                                           "depend on machine speed and model latency)"]
     assert notes(mc_host="10.0.0.5", mc_port=25570) == [
-        "Minecraft: the server at 10.0.0.5:25570 has no kitchen clock of ours: real time (recorded as clock realtime)"]
+        "Minecraft: the server at 10.0.0.5:25570 has no kitchen clock of ours: real time; orders arrive and expire by "
+        "its own world ticks (from its time updates) and a step lasts at least 40 of them (recorded as clock "
+        "realtime, orders in world ticks)"]
 
 
 def test_a_world_open_to_the_network_is_warned_about_before_the_run() -> None:
