@@ -43,6 +43,21 @@ class ServerAddress:
     kitchen_plugin: bool = False
     # The embedded server's admin token: bots that present it become operators.
     admin_token: str | None = field(default=None, repr=False)
+    # An online-mode server: (in-game name, Microsoft account e-mail) per bot; empty for offline mode.
+    accounts: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+
+
+def parse_accounts(text: str) -> tuple[tuple[str, str], ...]:
+    """``"Alex=alex@example.com,Steve=steve@example.com"`` -> pairs; one clear ValueError otherwise."""
+    pairs = []
+    for part in (p.strip() for p in text.split(",") if p.strip()):
+        name, sep, email = part.partition("=")
+        if not sep or not name.strip().isidentifier() or "@" not in email:
+            raise ValueError(f"--mc-accounts wants NAME=EMAIL pairs separated by commas, not {part!r}")
+        pairs.append((name.strip(), email.strip()))
+    if not pairs or len({n for n, _ in pairs}) != len(pairs):
+        raise ValueError("--mc-accounts wants one NAME=EMAIL pair per bot, each name once")
+    return tuple(pairs)
 
 
 Clock = Literal["lockstep", "realtime"]

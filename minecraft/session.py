@@ -183,6 +183,9 @@ class MinecraftSession(DomainSession):
                                 "version": self.address.version}
         if self.address.admin_token:
             args["token"] = self.address.admin_token
+        if self.address.accounts:  # an online-mode server: each bot signs in with its Microsoft account
+            args["auth"] = "microsoft"
+            args["accounts"] = dict(self.address.accounts)
         # the bridge joins bots one after another: the wait grows with their number
         await self.bridge.request("connect", args, timeout=CONNECT_TIMEOUT_S + CONNECT_EACH_S * (len(names) - 1))
 
