@@ -49,7 +49,8 @@ module.exports.server = function (serv) {
       const player = ctx && ctx.player
       if (player && !op && !allowed(str)) {
         kitchen.incident(player, '/' + String(str).trim().slice(0, 120), 'refused')
-        return `no permission: /${String(str).trim().split(/\s+/)[0]} needs an operator here`
+        const [base, sub] = String(str).trim().split(/\s+/)
+        return `no permission: /${base}${base === 'kitchen' && sub ? ' ' + sub : ''} needs an operator here`
       }
       return use(str, ctx, op)
     }
