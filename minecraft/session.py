@@ -9,9 +9,11 @@ episode goes on; its command in that step is refused with the reason. Chat lines
 player become standing head-chef lines (`pending_instructions`).
 
 Every command's outcome becomes one line of the step's notes (the next prompt's feedback), with
-order news and faults. Faults: a dead embedded server is restarted (kitchen rebuilt, bots
-rejoined, a note in the step) at most `MAX_SERVER_RESTARTS` times; a world that stays out of
-reach ends the episode with `WorldLost` after `MAX_STEPS_UNREACHABLE` steps.
+order news, faults and what visitors did to the kitchen (`incidents`). Deliveries are counted from
+the server's ledger of the bots' own deposits, not from the chest's totals. On a server of someone
+else's (``--mc-host``) orders live by its world ticks and a step lasts at least `step_ticks` of them.
+Faults: a dead embedded server is restarted (kitchen rebuilt, bots rejoined, a note in the step)
+at most `MAX_SERVER_RESTARTS` times; a world that stays out of reach ends the episode with `WorldLost` after `MAX_STEPS_UNREACHABLE` steps.
 """
 
 from __future__ import annotations
@@ -31,10 +33,11 @@ from minecraft import check as checks
 from minecraft import feedback, goals, page
 from minecraft import view as views
 from minecraft.commands import Command, Verb, extract_commands, gbnf, legal_agent_gbnf, legal_gbnf
+from minecraft.incidents import incident_lines
 from minecraft.kitchen import BLOCKS, COOKED, ITEMS, MOBS, TARGETS
 from minecraft.orders import OrderBook
 from minecraft.prompt import prompt_parts
-from minecraft.protocol import EventLine, Observation
+from minecraft.protocol import EventLine, Incident, Observation
 from minecraft.results import ActionDone, ActionError, Outcome
 from minecraft.server_process import MC_VERSION, EmbeddedServer, KitchenConfig, ServerAddress
 from minecraft.state import state_text
@@ -515,7 +518,7 @@ class MinecraftSession(DomainSession):
         return [f"Orders for {', '.join(left)} are left out: the server at {where} has no crafting table our "
                 "bots can use (crafting needs the kitchen plugin)."]
 
-    def _incidents(self) -> list[Any]:
+    def _incidents(self) -> list[Incident]:
         return list(self.obs.kitchen.incidents) if self.obs.kitchen is not None else []
 
     def _incident_notes(self) -> list[str]:
@@ -526,17 +529,7 @@ class MinecraftSession(DomainSession):
         if not fresh:
             return []
         self._incidents_seen = max(i.n for i in fresh)
-        new = [i for i in fresh if i.player not in self.agents]  # on someone else's server our bots are no crew
-        runs: list[tuple[Any, int]] = []  # the same attempt again and again (a visitor hitting a cow) is one line
-        for i in new:
-            if runs and (runs[-1][0].player, runs[-1][0].what, runs[-1][0].outcome) == (i.player, i.what, i.outcome):
-                runs[-1] = (runs[-1][0], runs[-1][1] + 1)
-            else:
-                runs.append((i, 1))
-        times = {1: ""}
-        return [f"{i.player} tried to {i.what}{times.get(n, f' ({n} times)')}: refused." if i.outcome == "refused"
-                else f"{i.player} did this to the kitchen: {i.what}{times.get(n, f' ({n} times)')} (recorded)."
-                for i, n in runs]
+        return incident_lines(fresh, self.agents)
 
     def _bridge_restarts(self) -> int:
         return int(getattr(self.bridge, "restarts", 0))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -68,6 +69,7 @@ async def play(path: Path, sabotage: bool) -> tuple[list[dict[str, Any]], dict[s
 
 
 async def test_a_visitor_cannot_change_the_score(node_ready: None, tmp_path: Path) -> None:
+    tmp_path = Path(os.environ.get("MC_SABOTAGE_DIR", str(tmp_path)))  # keep the recordings to read by hand
     calm, _, _ = await play(tmp_path / "calm.jsonl", sabotage=False)
     stormy, report, session = await play(tmp_path / "stormy.jsonl", sabotage=True)
     calm_end = next(r for r in calm if r["type"] == "end")
