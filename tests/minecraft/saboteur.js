@@ -25,6 +25,7 @@ async function emptyChest () {
   if (!block) return console.error('saboteur: no chest seen')
   const chest = await within(bot.openContainer(block), 3000)
   if (!chest) return console.error('saboteur: the chest did not open')
+  await pause(200) // the window's items follow its opening
   try {
     for (const item of chest.containerItems()) {
       await within(chest.withdraw(item.type, null, item.count), 3000)

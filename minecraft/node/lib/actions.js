@@ -8,6 +8,7 @@ const { goals } = require('mineflayer-pathfinder')
 const { ActionError, waitFor, withTimeout } = require('./task')
 const { findNamed, kitchenLists } = require('./spots')
 const { sync } = require('./sync')
+const { waitForReply } = require('./replies')
 
 const SEARCH_RADIUS = 64
 const REACH = 3
@@ -288,15 +289,13 @@ async function craft (bot, { item }, task) {
   if (!table) throw new ActionError('not_found', 'found no crafting_table nearby')
   await moveNear(bot, table.position, 2, task)
   const before = counts(bot.inventory.items())
-  const replied = waitFor(bot, 'messagestr', {
-    filter: (msg) => typeof msg === 'string' && msg.startsWith('mindagent {') && msg.includes('"kind":"craft"'),
+  const replied = waitForReply(bot, 'craft', {
     timeoutMs: WINDOW_TIMEOUT_MS,
     task,
     what: 'the crafting reply'
   })
   bot.chat('/kitchen craft ' + item)
-  const [line] = await task.race(replied)
-  const reply = JSON.parse(line.slice('mindagent '.length))
+  const reply = await task.race(replied)
   if (!reply.ok) {
     const [code, ...rest] = String(reply.error).split(': ')
     throw new ActionError(rest.length ? code : 'craft_failed', rest.length ? rest.join(': ') : String(reply.error))

@@ -8,6 +8,7 @@ const minecraftData = require('minecraft-data')
 const { ping } = require('minecraft-protocol')
 const { pathfinder, Movements } = require('mineflayer-pathfinder')
 const { Task, ActionError, waitFor } = require('./task')
+const { waitForReply } = require('./replies')
 const { counts } = require('./actions')
 
 const SPAWN_TIMEOUT_MS = 20000
@@ -104,8 +105,7 @@ class BotHost {
 
   // Become an operator of our kitchen server (the admin token); other servers simply say no.
   async authorize (bot, name, token) {
-    const reply = waitFor(bot, 'messagestr', {
-      filter: (msg) => typeof msg === 'string' && msg.startsWith('mindagent {') && msg.includes('"kind":"auth"'),
+    const reply = waitForReply(bot, 'auth', {
       timeoutMs: AUTH_TIMEOUT_MS,
       what: 'auth reply'
     })

@@ -8,7 +8,7 @@
 // A server without our kitchen plugin never answers: the first attempt gives up after
 // PROBE_MS and the bot does not ask again (such servers run in real time anyway).
 
-const { waitFor } = require('./task')
+const { waitForReply } = require('./replies')
 
 const PROBE_MS = 2000
 const SYNC_MS = 15000
@@ -17,9 +17,8 @@ let serial = 0
 async function sync (bot, task = null) {
   if (bot.kitchenSync === false) return false
   const n = ++serial
-  const reply = waitFor(bot, 'messagestr', {
-    filter: (msg) => typeof msg === 'string' && msg.startsWith('mindagent {') && msg.includes('"kind":"sync"') &&
-      JSON.parse(msg.slice('mindagent '.length)).result?.n === n,
+  const reply = waitForReply(bot, 'sync', {
+    match: (r) => r.result?.n === n,
     timeoutMs: bot.kitchenSync === true ? SYNC_MS : PROBE_MS,
     task,
     what: 'the server\'s sync reply'
