@@ -24,7 +24,8 @@ def incident_lines(incidents: Sequence[Incident], crew: Collection[str]) -> list
         if incident.player in crew:
             continue
         last = runs[-1][0] if runs else None
-        if last is not None and (last.player, last.what, last.outcome) == (incident.player, incident.what, incident.outcome):
+        if last is not None and (last.player, last.what, last.outcome, last.scores) == (
+                incident.player, incident.what, incident.outcome, incident.scores):
             runs[-1] = (last, runs[-1][1] + 1)
         else:
             runs.append((incident, 1))
@@ -34,5 +35,6 @@ def incident_lines(incidents: Sequence[Incident], crew: Collection[str]) -> list
         if incident.outcome == "refused":
             lines.append(f"{incident.player} tried to {incident.what}{times}: refused.")
         else:
-            lines.append(f"{incident.player} did this to the kitchen: {incident.what}{times} (recorded).")
+            why = "it can change the score" if incident.scores else "the score counts what the bots put in"
+            lines.append(f"{incident.player} did this to the kitchen: {incident.what}{times} (recorded; {why}).")
     return lines

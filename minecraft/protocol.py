@@ -119,6 +119,8 @@ class Incident(_Lenient):
     player: str
     what: str
     outcome: str
+    #: it happened and can change the score (a dish taken from the furnace; not one from the chest)
+    scores: bool = False
 
 
 class LedgerEntry(_Lenient):

@@ -30,7 +30,8 @@ async def test_a_dish_taken_out_again_still_counts_and_a_visitors_does_not(fakes
                              "outcome": "recorded"}]
     step = await session.step(["noop(Alex)", "noop(Steve)"])
     assert step.completed == [dish]
-    assert f"Visitor did this to the kitchen: took 1 {dish} from the chest (recorded)." in step.notes
+    assert (f"Visitor did this to the kitchen: took 1 {dish} from the chest (recorded; the score counts what the "
+            "bots put in).") in step.notes
     # a dish the visitor puts in counts for nothing, and the chest's totals do not matter
     kitchen["chests"][0]["items"] = {dish: 5}
     kitchen["chest_ledger"]["Visitor"] = {"put": {dish: 5}, "took": {dish: 1}}
@@ -48,6 +49,11 @@ async def test_repeated_refusals_are_one_line_and_each_is_said_once(fakes) -> No
     assert "Visitor tried to /effect Alex levitation 30 5: refused." in notes
     notes = (await session.step(["noop(Alex)", "noop(Steve)"])).notes
     assert not any("Visitor" in n for n in notes)
+    bridge.obs["kitchen"]["incidents"].append({"n": 5, "tick": 80, "player": "Visitor", "what": "took 1 cooked_beef "
+                                               "from the furnace", "outcome": "recorded", "scores": True})
+    notes = (await session.step(["noop(Alex)", "noop(Steve)"])).notes
+    assert ("Visitor did this to the kitchen: took 1 cooked_beef from the furnace (recorded; it can change the "
+            "score).") in notes
 
 
 async def foreign(fakes, age: int, crafting: bool) -> tuple[MinecraftSession, object]:

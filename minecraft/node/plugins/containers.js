@@ -140,7 +140,7 @@ module.exports.server = function (serv) {
       }
       if (!kitchen.isCrew || !kitchen.isCrew(player)) {
         const what = delta > 0 ? `put ${delta} ${name} into the ${store.kind}` : `took ${-delta} ${name} from the ${store.kind}`
-        if (kitchen.incident) kitchen.incident(player, what, 'recorded')
+        if (kitchen.incident) kitchen.incident(player, what, 'recorded', store.kind !== 'chest')
       }
     }
   }

@@ -34,9 +34,11 @@ module.exports.server = function (serv) {
   kitchen.incidents = []
 
   // Note what a player did to the kitchen (refused or not) with the kitchen tick it happened at.
-  kitchen.incident = (player, what, outcome) => {
+  // `scores`: whether it can change the score (a dish taken from the furnace can; one taken from the
+  // chest cannot, deliveries being counted from the ledger); refusals change nothing.
+  kitchen.incident = (player, what, outcome, scores = false) => {
     serial++
-    kitchen.incidents.push({ n: serial, tick: kitchen.clock ? kitchen.clock.ticks : 0, player: player.username, what, outcome })
+    kitchen.incidents.push({ n: serial, tick: kitchen.clock ? kitchen.clock.ticks : 0, player: player.username, what, outcome, scores })
     if (kitchen.incidents.length > MAX_INCIDENTS) kitchen.incidents.shift()
   }
   kitchen.isCrew = (player) => Boolean(player && player.op)
