@@ -17,11 +17,12 @@ from typing import Any
 from mindagent.core.domain import DomainBase, ReferenceFigures, SpecError
 from mindagent.core.spec import GameSpec
 from mindagent.dispatch.policy import Policy, RandomLegalPolicy
-from minecraft.server_process import MC_VERSION, STEP_TICKS, KitchenConfig, ServerAddress, is_loopback
+from minecraft.server_process import MC_VERSION, STEP_TICKS, KitchenConfig, ServerAddress, is_loopback, parse_accounts
 from minecraft.session import AGENT_NAMES, MinecraftSession
 
 LEVEL = "minecraft"
-OPTIONS = ("mc_host", "mc_port", "mc_version", "cook_ticks", "mc_bind", "mc_clock", "step_ticks", "mc_view_port")
+OPTIONS = ("mc_host", "mc_port", "mc_version", "cook_ticks", "mc_bind", "mc_clock", "step_ticks", "mc_view_port",
+           "mc_accounts")
 #: Episode length when `--steps` is not given (the reference release's 60 dispatcher steps).
 DEFAULT_STEPS = 60
 #: The MindAgent paper's Table 5 (GPT-4, two bots).
@@ -75,6 +76,16 @@ class MinecraftDomain(DomainBase):
         for key, flag in (("mc_bind", "--mc-bind"), ("mc_clock", "--mc-clock")):
             if spec.options.get(key) is not None and spec.options.get("mc_host") is not None:
                 raise SpecError(f"{self.name}: {flag} sets the embedded server; it cannot change a server at --mc-host")
+        if spec.options.get("mc_accounts") is not None:
+            if spec.options.get("mc_host") is None:
+                raise SpecError(f"{self.name}: --mc-accounts signs the bots in to a server at --mc-host; the embedded "
+                                "server is offline mode")
+            try:
+                accounts = parse_accounts(str(spec.options["mc_accounts"]))
+            except ValueError as exc:
+                raise SpecError(f"{self.name}: {exc}") from None
+            if len(accounts) != spec.agents:
+                raise SpecError(f"{self.name}: --mc-accounts names {len(accounts)} accounts for {spec.agents} bots")
         return spec.with_(domain=self.name, level=LEVEL)
 
     def make_session(self, spec: GameSpec) -> MinecraftSession:
@@ -83,9 +94,13 @@ class MinecraftDomain(DomainBase):
         steps = spec.steps or DEFAULT_STEPS
         view_port = int(o["mc_view_port"]) if o.get("mc_view_port") else None
         if o.get("mc_host"):
-            address = ServerAddress(str(o["mc_host"]), int(o.get("mc_port") or 25565), version=version)
+            accounts = parse_accounts(str(o["mc_accounts"])) if o.get("mc_accounts") else ()
+            address = ServerAddress(str(o["mc_host"]), int(o.get("mc_port") or 25565), version=version,
+                                    accounts=accounts)
+            paced = KitchenConfig(seed=spec.seed, step_ticks=int(o.get("step_ticks") or STEP_TICKS))
             return MinecraftSession(n_agents=spec.agents, tau=spec.tau, seed=spec.seed, max_steps=steps, address=address,
-                                    view_port=view_port)
+                                    kitchen=paced, view_port=view_port,
+                                    agent_names=[name for name, _ in accounts] or None)
         base = KitchenConfig(seed=spec.seed)
         kitchen = dataclasses.replace(
             base, cook_ticks=int(o.get("cook_ticks") or base.cook_ticks),
@@ -101,7 +116,9 @@ class MinecraftDomain(DomainBase):
         o = spec.options
         if o.get("mc_host"):
             return [f"Minecraft: the server at {o['mc_host']}:{o.get('mc_port') or 25565} has no kitchen clock of "
-                    "ours: real time (recorded as clock realtime)"]
+                    "ours: real time; orders arrive and expire by its own world ticks (from its time updates) and a "
+                    f"step lasts at least {int(o.get('step_ticks') or STEP_TICKS)} of them (recorded as clock realtime, "
+                    "orders in world ticks)"]
         if o.get("mc_clock") == "realtime":
             notes = ["Minecraft clock: realtime (20 game ticks per wall-clock second; results depend on machine "
                      "speed and model latency)"]

@@ -35,7 +35,7 @@ _STEW_ONLY = frozenset(("red_mushroom", "brown_mushroom", "bowl", _STEW))
 
 def goal_menu(session: MinecraftSession) -> GoalMenu:
     """The dishes of the open orders, most urgent first, and a few lines to choose by."""
-    step = session.step_index
+    step = session.order_time
     orders = sorted(session.orders.active, key=lambda o: (o.remaining(step), o.created))
     if not orders:
         return GoalMenu((), "No open orders.", ())

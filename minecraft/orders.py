@@ -106,6 +106,12 @@ class OrderBook:
 
     def advance(self, step: int, chest: dict[str, int]) -> tuple[list[Order], list[Order]]:
         """Close the step that just ended at `step`: credit deliveries, expire, maybe draw."""
+        done = self.credit(step, chest)
+        return done, self.tick(step)
+
+    def credit(self, step: int, chest: dict[str, int]) -> list[Order]:
+        """Complete the open orders the delivered counts in `chest` pay for (oldest first) and
+        note deliveries no order asked for; `chest` is cumulative (what was delivered so far)."""
         done: list[Order] = []
         for order in sorted(self.active, key=lambda o: (o.remaining(step), o.created)):
             if chest.get(order.dish, 0) > self.credited.get(order.dish, 0):
@@ -119,14 +125,19 @@ class OrderBook:
             if dish in self.pool and surplus > 0:
                 self.credited[dish] = n
                 self.unmatched[dish] = surplus
+        self.completed += done
+        return done
+
+    def tick(self, step: int) -> list[Order]:
+        """Order time reached `step`: expire what ran out, draw when an interval ends. Called once
+        per step of order time, so a clock that jumps (a server's own) is walked through."""
         expired = [o for o in self.active if o.remaining(step) <= 0]
         for order in expired:
             self.active.remove(order)
-        self.completed += done
         self.failed += expired
         if step % self.interval == 0:
             self._draw(step)
-        return done, expired
+        return expired
 
     def _draw(self, step: int) -> None:
         if len(self.active) >= MAX_ACTIVE:

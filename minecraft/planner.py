@@ -62,7 +62,7 @@ class MinecraftPlanner:
         nothing it would do breaks one (under ``stop`` every bot waits)."""
         obs, agents = session.obs, session.agents
         blocked = session.blocked_agents()
-        step = session.step_index
+        step = session.order_time
         directions = directions_of(session)
         if directions.stopped:
             return [Command(Verb.NOOP, name).text for name in agents]

@@ -24,6 +24,8 @@ PLUGIN = DomainPlugin(
         DomainOption("mc_view_port", "--mc-view-port", int, "the port of the live 3D view of the kitchen that "
                      "`serve` opens beside the page (default: a free port, named on the page)", min=1, max=65535,
                      single_use=True),
+        DomainOption("mc_accounts", "--mc-accounts", str, "an online-mode server at --mc-host: NAME=EMAIL,... one "
+                     "Microsoft account per bot, NAME its in-game name (the bot goes by it); documented, not tested"),
         DomainOption("mc_clock", "--mc-clock", str, "embedded server: lockstep (default; each step advances the "
                      "kitchen 40 game ticks, reproducible) | realtime (20 ticks a second, for people playing along)"),
     ),

@@ -7,6 +7,7 @@ KeyError deep in the session. Unknown extra fields are ignored: a newer bridge m
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -109,6 +110,26 @@ class BlockSpot(_Lenient):
     present: bool
 
 
+class Incident(_Lenient):
+    """Something a player who is not one of the crew did to the kitchen (guard.js, containers.js):
+    ``outcome`` is ``refused`` (it did not happen) or ``recorded`` (it happened)."""
+
+    n: int
+    tick: int = 0
+    player: str
+    what: str
+    outcome: str
+    #: it happened and can change the score (a dish taken from the furnace; not one from the chest)
+    scores: bool = False
+
+
+class LedgerEntry(_Lenient):
+    """What one player put into and took out of the chest, counted from their own clicks."""
+
+    put: dict[str, int] = Field(default_factory=dict)
+    took: dict[str, int] = Field(default_factory=dict)
+
+
 class KitchenView(_Lenient):
     """The server plugin's own dump (``kitchen state``): the authority on containers and mobs."""
 
@@ -119,6 +140,17 @@ class KitchenView(_Lenient):
     mobs: list[MobView] = Field(default_factory=list)
     players: list[PlayerView] = Field(default_factory=list)
     blocks: list[BlockSpot] = Field(default_factory=list)
+    incidents: list[Incident] = Field(default_factory=list)
+    #: None from a server without the ledger (then deliveries fall back to the chest's totals)
+    chest_ledger: dict[str, LedgerEntry] | None = None
+    crafting_tables: list[dict[str, Any]] | None = None
+
+
+class WorldTime(_Lenient):
+    """The server's own clock as a bot hears it (time updates): ``age`` in ticks since the world began."""
+
+    age: int
+    time_of_day: int = 0
 
 
 class ContainerCache(_Lenient):
@@ -132,6 +164,7 @@ class Observation(_Lenient):
     bots: dict[str, BotView] = Field(default_factory=dict)
     kitchen: KitchenView | None = None
     cache: ContainerCache = Field(default_factory=ContainerCache)
+    world: WorldTime | None = None
 
     def furnace(self) -> FurnaceView:
         """The kitchen furnace: from the server when it told us, else the last one seen."""
@@ -143,6 +176,22 @@ class Observation(_Lenient):
         if self.kitchen and self.kitchen.chests:
             return dict(self.kitchen.chests[0].items)
         return dict(self.cache.chest or {})
+
+    def delivered(self, crew: Sequence[str]) -> dict[str, int]:
+        """What the `crew` put into the chest and left there, from the server's ledger of clicks
+        (so a dish someone else takes out again still counts); the chest's totals on a server
+        that keeps no ledger."""
+        ledger = self.kitchen.chest_ledger if self.kitchen is not None else None
+        if ledger is None:
+            return self.chest()
+        out: dict[str, int] = {}
+        for name in crew:
+            entry = ledger.get(name)
+            for item, n in (entry.put.items() if entry else ()):
+                out[item] = out.get(item, 0) + n
+            for item, n in (entry.took.items() if entry else ()):
+                out[item] = out.get(item, 0) - n
+        return {item: n for item, n in sorted(out.items()) if n > 0}
 
 
 class ServerLine(_Lenient):

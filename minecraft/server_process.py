@@ -43,6 +43,21 @@ class ServerAddress:
     kitchen_plugin: bool = False
     # The embedded server's admin token: bots that present it become operators.
     admin_token: str | None = field(default=None, repr=False)
+    # An online-mode server: (in-game name, Microsoft account e-mail) per bot; empty for offline mode.
+    accounts: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+
+
+def parse_accounts(text: str) -> tuple[tuple[str, str], ...]:
+    """``"Alex=alex@example.com,Steve=steve@example.com"`` -> pairs; one clear ValueError otherwise."""
+    pairs = []
+    for part in (p.strip() for p in text.split(",") if p.strip()):
+        name, sep, email = part.partition("=")
+        if not sep or not name.strip().isidentifier() or "@" not in email:
+            raise ValueError(f"--mc-accounts wants NAME=EMAIL pairs separated by commas, not {part!r}")
+        pairs.append((name.strip(), email.strip()))
+    if not pairs or len({n for n, _ in pairs}) != len(pairs):
+        raise ValueError("--mc-accounts wants one NAME=EMAIL pair per bot, each name once")
+    return tuple(pairs)
 
 
 Clock = Literal["lockstep", "realtime"]
@@ -58,7 +73,8 @@ class KitchenConfig:
     `step_ticks` game ticks per dispatcher step, so an episode depends only on the seed and the
     commands; ``realtime`` runs 20 ticks per wall-clock second, for people playing along (results
     then depend on machine speed and model latency). Respawn delays are counted in kitchen time
-    (50 ms per tick).
+    (50 ms per tick). `guard` False starts the server without the visitor guards (plugins/guard.js):
+    tests use such a server to stand in for somebody else's, where the bots are no operators.
     """
 
     cook_ticks: int = 100
@@ -67,6 +83,7 @@ class KitchenConfig:
     seed: int = 0
     clock: Clock = "lockstep"
     step_ticks: int = STEP_TICKS
+    guard: bool = True
 
 
 def is_loopback(host: str) -> bool:
@@ -144,6 +161,8 @@ class EmbeddedServer:
         args = [node, str(NODE_DIR / "server.js"), "--port", str(port), "--host", self.host, "--version", self.version,
                 "--cook-ticks", str(cfg.cook_ticks), "--mob-respawn-ms", str(cfg.mob_respawn_ms),
                 "--block-respawn-ms", str(cfg.block_respawn_ms), "--seed", str(cfg.seed), "--clock", cfg.clock]
+        if not cfg.guard:
+            args += ["--guard", "off"]
         self._lines = asyncio.Queue()
         self._proc = await asyncio.create_subprocess_exec(
             *args, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,

@@ -9,9 +9,11 @@ episode goes on; its command in that step is refused with the reason. Chat lines
 player become standing head-chef lines (`pending_instructions`).
 
 Every command's outcome becomes one line of the step's notes (the next prompt's feedback), with
-order news and faults. Faults: a dead embedded server is restarted (kitchen rebuilt, bots
-rejoined, a note in the step) at most `MAX_SERVER_RESTARTS` times; a world that stays out of
-reach ends the episode with `WorldLost` after `MAX_STEPS_UNREACHABLE` steps.
+order news, faults and what visitors did to the kitchen (`incidents`). Deliveries are counted from
+the server's ledger of the bots' own deposits, not from the chest's totals. On a server of someone
+else's (``--mc-host``) orders live by its world ticks and a step lasts at least `step_ticks` of them.
+Faults: a dead embedded server is restarted (kitchen rebuilt, bots rejoined, a note in the step)
+at most `MAX_SERVER_RESTARTS` times; a world that stays out of reach ends the episode with `WorldLost` after `MAX_STEPS_UNREACHABLE` steps.
 """
 
 from __future__ import annotations
@@ -31,10 +33,11 @@ from minecraft import check as checks
 from minecraft import feedback, goals, page
 from minecraft import view as views
 from minecraft.commands import Command, Verb, extract_commands, gbnf, legal_agent_gbnf, legal_gbnf
+from minecraft.incidents import incident_lines
 from minecraft.kitchen import BLOCKS, COOKED, ITEMS, MOBS, TARGETS
 from minecraft.orders import OrderBook
 from minecraft.prompt import prompt_parts
-from minecraft.protocol import EventLine, Observation
+from minecraft.protocol import EventLine, Incident, Observation
 from minecraft.results import ActionDone, ActionError, Outcome
 from minecraft.server_process import MC_VERSION, EmbeddedServer, KitchenConfig, ServerAddress
 from minecraft.state import state_text
@@ -47,7 +50,11 @@ ACTION_TIMEOUT_S = {Verb.KILL_MOB: 30.0, Verb.MINE_BLOCK: 20.0}
 DEFAULT_ACTION_TIMEOUT_S = 20.0
 CONNECT_TIMEOUT_S = 30.0
 CONNECT_EACH_S = 15.0
-OBSERVE_TIMEOUT_S = 5.0
+OBSERVE_TIMEOUT_S = 30.0
+#: On a server of someone else's: how long to wait for its first time update, and for its clock to
+#: run one step's ticks (a stalled server is logged and the step goes on).
+FIRST_TIME_UPDATE_S = 5.0
+WORLD_WAIT_S = 30.0
 ADVANCE_TIMEOUT_S = 10.0
 VIEWER_TIMEOUT_S = 15.0
 #: How often a dead embedded server is started again within one session.
@@ -114,6 +121,11 @@ class MinecraftSession(DomainSession):
         #: The live 3D view's port once it runs: the one asked for (``--mc-view-port``), else the OS's pick.
         self.view_port: int | None = None
         self._view_wanted = view_port
+        #: order time: the step count at home, world ticks / step_ticks on a server of someone else's
+        self._now = 0
+        self._age0: int | None = None
+        self._incidents_seen = 0
+        self._left_out: list[str] = []
 
     # ---- lifecycle -------------------------------------------------------------------------
 
@@ -174,6 +186,9 @@ class MinecraftSession(DomainSession):
                                 "version": self.address.version}
         if self.address.admin_token:
             args["token"] = self.address.admin_token
+        if self.address.accounts:  # an online-mode server: each bot signs in with its Microsoft account
+            args["auth"] = "microsoft"
+            args["accounts"] = dict(self.address.accounts)
         # the bridge joins bots one after another: the wait grows with their number
         await self.bridge.request("connect", args, timeout=CONNECT_TIMEOUT_S + CONNECT_EACH_S * (len(names) - 1))
 
@@ -204,7 +219,14 @@ class MinecraftSession(DomainSession):
         self._down.clear()
         self._died.clear()
         await self._observe()
-        self.orders.reset(0, self.obs.chest())
+        self._now = 0
+        if self.world_clock:
+            await self._wait_world(1, FIRST_TIME_UPDATE_S)  # a real age, not a login packet's 0
+            await self._observe()
+        self._age0 = self.obs.world.age if self.world_clock and self.obs.world is not None else None
+        self._incidents_seen = max((i.n for i in self._incidents()), default=0)
+        self._left_out = self._leave_out_what_cannot_be_made()
+        self.orders.reset(0, self._delivered())
 
     async def step(self, commands: Sequence[str]) -> DomainStep:
         self._drain_events()
@@ -216,6 +238,9 @@ class MinecraftSession(DomainSession):
                 for cmd, why in checked]
         outcomes: list[Outcome] = list(await asyncio.gather(*runs))
         self._drain_events()
+        if self.world_clock and self.obs.world is not None:
+            # a step lasts at least step_ticks of the server's own time, as a lockstep step does at home
+            await self._wait_world(self.obs.world.age + self.kitchen.step_ticks, WORLD_WAIT_S)
         for outcome in outcomes:  # a death that already failed its action costs nothing more
             if isinstance(outcome, ActionError) and outcome.code == "died" and outcome.agent:
                 self._died.discard(outcome.agent)
@@ -225,15 +250,17 @@ class MinecraftSession(DomainSession):
         await self._observe()
         faults += self._bridge_notes()
         self._check_reachable()
-        done, expired = self.orders.advance(self._step, self.obs.chest())
+        done, expired = self._advance_orders()
         verdicts = [Verdict(text.strip(), isinstance(o, ActionDone), None if isinstance(o, ActionDone) else o,
                             feedback.line(o)) for text, o in zip(commands, outcomes, strict=True)]
-        notes = faults + [v.text for v in verdicts if v.text]
+        notes = faults + [v.text for v in verdicts if v.text] + self._incident_notes()
         notes += [f"{name} rejoined the server." for name in rejoined]
         notes += [f"Order for {o.dish} completed." for o in done]
         notes += [f"Order for {o.dish} ran out of time." for o in expired]
         notes += [f"{n} {dish} reached the chest with no open order for it; it does not count."
                   for dish, n in sorted(self.orders.unmatched.items())]
+        if self._step == 1:
+            notes += self._left_out
         return DomainStep(verdicts, notes, [o.dish for o in done], [o.dish for o in expired])
 
     def check(self, commands: Sequence[str]) -> list[Verdict]:
@@ -252,7 +279,10 @@ class MinecraftSession(DomainSession):
         return [c.text for c in extract_commands(text, self.agents)]
 
     def state_text(self) -> str:
-        return state_text(self.obs, self.agents, self.orders.active, self._step, self.max_steps)
+        text = state_text(self.obs, self.agents, self.orders.active, self._now, self.max_steps)
+        if self.world_clock and self.obs.world is not None:
+            text += f"\nServer clock: world tick {self.obs.world.age} (order time {self._now})."
+        return text
 
     def prompt_parts(self) -> PromptParts:
         return prompt_parts(self.agents)
@@ -308,8 +338,8 @@ class MinecraftSession(DomainSession):
         return goals.command_makes(self.agents, command, None if output is None else COOKED.get(output.name, output.name))
 
     def orders_snapshot(self) -> list[dict[str, Any]]:
-        ranked = sorted(self.orders.active, key=lambda o: (o.remaining(self._step), o.created))
-        return [{"id": o.created, "dish": o.dish, "lifetime": o.remaining(self._step)} for o in ranked]
+        ranked = sorted(self.orders.active, key=lambda o: (o.remaining(self._now), o.created))
+        return [{"id": o.created, "dish": o.dish, "lifetime": o.remaining(self._now)} for o in ranked]
 
     @property
     def clock(self) -> str:
@@ -327,10 +357,19 @@ class MinecraftSession(DomainSession):
                              ("block_respawn_ms", "blockRespawnMs")):
             if isinstance(reported.get(theirs), int | float):
                 kitchen[ours] = int(reported[theirs])
-        clock = {"mode": self.clock, "step_ticks": self.kitchen.step_ticks if self.clock == "lockstep" else None,
-                 "note": "lockstep: each step advances the kitchen by step_ticks game ticks; frozen in between"
-                 if self.clock == "lockstep" else "realtime: 20 ticks per wall-clock second; results depend on "
-                 "machine speed and model latency"}
+        clock: dict[str, Any] = {
+            "mode": self.clock, "step_ticks": self.kitchen.step_ticks if self.clock == "lockstep" else None,
+            "note": "lockstep: each step advances the kitchen by step_ticks game ticks; frozen in between"
+            if self.clock == "lockstep" else "realtime: 20 ticks per wall-clock second; results depend on "
+            "machine speed and model latency"}
+        if self.world_clock:
+            clock.update(orders="world ticks", ticks_per_order_step=self.kitchen.step_ticks, world_age_at_reset=self._age0,
+                         note="the server's own clock: order arrivals and lifetimes count its world ticks (from its "
+                              "time updates), step_ticks to a step of order time; results depend on machine speed "
+                              "and model latency" + ("" if self._age0 is not None else
+                                                     "; the server sent no time update, so steps were counted"))
+        if self._left_out:
+            clock["orders_left_out"] = list(self._left_out)
         return {"kitchen": kitchen, "clock": clock,
                 "server": None if self.address is None else {"version": self.address.version,
                                                              "embedded": self.server is not None}}
@@ -351,7 +390,20 @@ class MinecraftSession(DomainSession):
 
     @property
     def done(self) -> bool:
-        return self._step >= self.max_steps
+        # on a server of someone else's, `max_steps` steps of order time (its world ticks) or of the
+        # dispatcher, whichever comes first
+        return self._step >= self.max_steps or (self.world_clock and self._now >= self.max_steps)
+
+    @property
+    def order_time(self) -> int:
+        """The clock orders live by: the step at home, world ticks / step_ticks on someone else's server."""
+        return self._now
+
+    @property
+    def world_clock(self) -> bool:
+        """Orders run on the server's own world ticks: a server of someone else's (``--mc-host``),
+        whose time we do not hold still."""
+        return self.server is None and not (self.address is not None and self.address.kitchen_plugin)
 
     @property
     def counts(self) -> Counts:
@@ -421,9 +473,63 @@ class MinecraftSession(DomainSession):
                 self._heard(f"{event.from_}: {event.message}")
         await self._kitchen(f"clock {self.kitchen.clock}")
         await self._observe()
-        self.orders.credited = {d: self.obs.chest().get(d, 0) for d in self.orders.pool}
+        delivered = self._delivered()
+        self.orders.credited = {d: delivered.get(d, 0) for d in self.orders.pool}
+        self._incidents_seen = 0
         return [f"The game server stopped and was restarted (restart {self.server_restarts}): the kitchen was "
                 "rebuilt with an empty furnace and chest, and the bots rejoined with their tools only."]
+
+    def _delivered(self) -> dict[str, int]:
+        """Dishes the bots delivered so far: the server's ledger of their own deposits where it keeps
+        one (a dish someone else takes out again still counts), else the chest's totals."""
+        return self.obs.delivered(self.agents)
+
+    def _advance_orders(self) -> tuple[list[Any], list[Any]]:
+        """Credit deliveries and move order time on: one step at home; on a server of someone else's
+        as many steps as its world ticks advanced (each walked through, so none is skipped)."""
+        before = self._now
+        if not self.world_clock:
+            self._now = self._step
+        elif self._age0 is not None and self.obs.world is not None:
+            self._now = max(before, (self.obs.world.age - self._age0) // self.kitchen.step_ticks)
+        else:
+            self._now = self._step
+        done = self.orders.credit(self._now, self._delivered())
+        expired = [o for t in range(before + 1, self._now + 1) for o in self.orders.tick(t)]
+        return done, expired
+
+    async def _wait_world(self, age: int, timeout: float) -> None:
+        """Wait for the server's world age to reach `age` (its time updates); a server that sends
+        none is logged and not waited for again until it does."""
+        try:
+            await self.bridge.request("waitWorld", {"age": age}, timeout=timeout)
+        except BridgeError as exc:
+            log.warning("the server's clock did not reach tick %d: %s", age, exc)
+
+    def _leave_out_what_cannot_be_made(self) -> list[str]:
+        """Crafted dishes need our plugin's crafting table; a server without one never asks for them,
+        and the first step says so."""
+        kitchen = self.obs.kitchen
+        if not self.world_clock or not self.orders.crafted or (kitchen is not None and kitchen.crafting_tables):
+            return []
+        left = sorted(self.orders.crafted)
+        self.orders.crafted = ()
+        where = f"{self.address.host}:{self.address.port}" if self.address is not None else "this server"
+        return [f"Orders for {', '.join(left)} are left out: the server at {where} has no crafting table our "
+                "bots can use (crafting needs the kitchen plugin)."]
+
+    def _incidents(self) -> list[Incident]:
+        return list(self.obs.kitchen.incidents) if self.obs.kitchen is not None else []
+
+    def _incident_notes(self) -> list[str]:
+        """What people who are not the crew did to the kitchen since the last step, one line each:
+        refused (it did not happen) or recorded (it happened; deliveries count what the bots put in,
+        so a taken dish does not undo an order)."""
+        fresh = [i for i in self._incidents() if i.n > self._incidents_seen]
+        if not fresh:
+            return []
+        self._incidents_seen = max(i.n for i in fresh)
+        return incident_lines(fresh, self.agents)
 
     def _bridge_restarts(self) -> int:
         return int(getattr(self.bridge, "restarts", 0))

@@ -14,7 +14,8 @@ const { BotHost } = require('./lib/bots')
 const actions = require('./lib/actions')
 const { botJson, makeKitchenQuery } = require('./lib/observe')
 const spots = require('./lib/spots')
-const { ActionError } = require('./lib/task')
+const { ActionError, waitFor } = require('./lib/task')
+const { sync } = require('./lib/sync')
 const { DEFAULT_VERSION } = require('./lib/constants')
 
 const write = (obj) => process.stdout.write(JSON.stringify(obj) + '\n')
@@ -23,7 +24,7 @@ const kitchenQuery = makeKitchenQuery()
 
 const DEFAULT_TIMEOUT_MS = {
   connect: 30000, goto: 20000, killMob: 30000, mineBlock: 20000, putFuelFurnace: 15000,
-  putItemFurnace: 15000, takeOutFurnace: 15000, putInChest: 15000, craft: 15000, observe: 5000, reset: 10000, viewer: 10000
+  putItemFurnace: 15000, takeOutFurnace: 15000, putInChest: 15000, craft: 15000, observe: 30000, reset: 10000, viewer: 10000
 }
 const ACTIONS = ['goto', 'killMob', 'mineBlock', 'putFuelFurnace', 'putItemFurnace', 'takeOutFurnace', 'putInChest', 'craft']
 
@@ -38,12 +39,33 @@ async function observe () {
   const bot = host.anyConnected()
   const kitchen = bot ? await kitchenQuery(bot, 'state') : null
   if (bot) spots.setKitchen(kitchen)
+  // every bot's copy of the world caught up with the server (what the last clock advance spawned)
+  const live = host.names().map(n => host.bots.get(n)).filter(e => e.connected && e.bot.entity)
+  await Promise.all(live.map(e => sync(e.bot)))
   const bots = {}
   for (const name of host.names()) {
     const entry = host.bots.get(name)
     bots[name] = entry.connected && entry.bot.entity ? botJson(entry.bot, entry.action) : { connected: false }
   }
-  return { bots, kitchen, cache: host.cache }
+  return { bots, kitchen, cache: host.cache, world: worldTime(bot) }
+}
+
+// The server's own clock as the bots hear it (its time updates); null before the first one.
+function worldTime (bot) {
+  const t = bot && bot.time
+  if (!t || !Number.isFinite(t.age) || t.age === null) return null
+  return { age: t.age, time_of_day: Number.isFinite(t.timeOfDay) ? t.timeOfDay : 0 }
+}
+
+// Until the server's world age (its time updates, every 20 ticks on vanilla) reaches `age`: how a
+// session on a server of someone else's paces its steps by that server's clock, not by wall time.
+async function waitWorld (args) {
+  const bot = needBot()
+  const want = Number(args.age)
+  if (!(Number.isFinite(bot.time.age) && bot.time.age >= want)) {
+    await waitFor(bot, 'time', { filter: () => Number.isFinite(bot.time.age) && bot.time.age >= want, timeoutMs: 3600000, what: 'world time' })
+  }
+  return worldTime(bot)
 }
 
 // The 3D view server (lib/viewer.js), started on the first `viewer` request and kept across
@@ -73,7 +95,8 @@ const OPS = {
   chat: async (args) => { host.get(args.bot).bot.chat(String(args.text)); return { sent: true } },
   reset: async (args) => kitchenQuery(needBot(), `reset ${Number(args.seed ?? 0)}`),
   kitchen: async (args) => kitchenQuery(needBot(), String(args.command)),
-  viewer: startView
+  viewer: startView,
+  waitWorld
 }
 
 async function handle (line) {

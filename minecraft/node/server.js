@@ -8,7 +8,7 @@
 // that started it. The admin token (players who present it become operators) comes from the
 // environment variable MINDAGENT_ADMIN_TOKEN, so it never shows in a process list.
 //
-//   node server.js --port 0 --host 127.0.0.1 --version 1.19.2 --cook-ticks 40 --seed 0 --clock lockstep
+//   node server.js --port 0 --host 127.0.0.1 --version 1.19.2 --cook-ticks 40 --seed 0 --clock lockstep [--guard off]
 
 const path = require('path')
 const { DEFAULT_VERSION } = require('./lib/constants')
@@ -47,6 +47,7 @@ function main () {
     plugins: {
       [plugin('kitchen.js')]: {},
       [plugin('clock.js')]: {},
+      [plugin('guard.js')]: {},
       [plugin('containers.js')]: {},
       [plugin('furnace.js')]: {},
       [plugin('mobs.js')]: {},
@@ -65,6 +66,7 @@ function main () {
       mobRespawnMs: Number(args['mob-respawn-ms'] ?? 3000),
       blockRespawnMs: Number(args['block-respawn-ms'] ?? 5000),
       clock: args.clock || 'lockstep',
+      guard: args.guard !== 'off',
       adminToken: process.env.MINDAGENT_ADMIN_TOKEN || null
     }
   })

@@ -5,18 +5,26 @@
 // Python side turns into one English feedback line.
 
 const { goals } = require('mineflayer-pathfinder')
-const { ActionError, waitFor, withTimeout, sleep } = require('./task')
+const { ActionError, waitFor, withTimeout } = require('./task')
 const { findNamed, kitchenLists } = require('./spots')
+const { sync } = require('./sync')
+const { waitForReply } = require('./replies')
 
 const SEARCH_RADIUS = 64
 const REACH = 3
-const HIT_INTERVAL_MS = 350
 const MAX_HITS = 40
 const WINDOW_TIMEOUT_MS = 5000
 const PICKUP_RADIUS = 4
+// Every wait below is for a world event or a server round trip (lib/sync.js), never for wall time;
+// these limits only bound how long a failure takes to be reported.
 // How long a bot waits for its copy of the world to show what the kitchen state listed (an animal
 // or block respawned at the last clock advance whose packet is still on its way on a busy machine).
-const CATCH_UP_MS = 3000
+const CATCH_UP_MS = 8000
+// How long a hit may go without the server saying the animal was hurt or died (then it hits again).
+const HIT_ANSWER_MS = 5000
+// How long the drops of a kill or a dig may take to appear, and one drop to be picked up.
+const DROP_APPEAR_MS = 10000
+const PICKUP_MS = 10000
 
 const round1 = (v) => Math.round(v * 10) / 10
 // null while a position is not a number (a dead bot's client briefly has NaN coordinates)
@@ -47,6 +55,10 @@ const findBlockNamed = (bot, name) => findNamed(bot, name, SEARCH_RADIUS)
 async function caughtUp (bot, name, find, event, filter, task) {
   const found = find()
   if (found || !kitchenLists(name)) return found
+  if (await sync(bot, task)) {
+    const now = find()
+    if (now) return now
+  }
   try {
     await waitFor(bot, event, { filter, timeoutMs: CATCH_UP_MS, task, what: `${name} in the bot's world` })
   } catch (err) {
@@ -96,19 +108,35 @@ async function goto (bot, { target }, task) {
   return { target, position: posJson(bot.entity.position), distance: round1(bot.entity.position.distanceTo(pos)) }
 }
 
-// Walk onto each dropped item near `center` until it is gone (picked up by the server).
+const dropsNear = (bot, center, tried) => Object.values(bot.entities)
+  .filter(e => e.name === 'item' && e.isValid && !tried.has(e.id) && e.position && e.position.distanceTo(center) <= PICKUP_RADIUS)
+  .sort((a, b) => a.position.distanceTo(bot.entity.position) - b.position.distanceTo(bot.entity.position) || a.id - b.id)
+
+// Walk onto each dropped item near `center` until it is gone (picked up by the server). The drops
+// of one kill or dig are spawned together, so once the first is seen a round trip to the server
+// brings the rest; at the end another round trip brings the last inventory slots.
 async function collectDrops (bot, center, task) {
-  await sleep(250, task)
-  const deadline = Date.now() + 6000
   const tried = new Set()
-  while (Date.now() < deadline) {
-    const drops = Object.values(bot.entities)
-      .filter(e => e.name === 'item' && e.isValid && !tried.has(e.id) && e.position.distanceTo(center) <= PICKUP_RADIUS)
-      .sort((a, b) => a.position.distanceTo(bot.entity.position) - b.position.distanceTo(bot.entity.position))
-    if (drops.length === 0) return
+  if (dropsNear(bot, center, tried).length === 0) {
+    try {
+      await waitFor(bot, 'entitySpawn', {
+        filter: e => e.name === 'item' && e.position && e.position.distanceTo(center) <= PICKUP_RADIUS,
+        timeoutMs: DROP_APPEAR_MS,
+        task,
+        what: 'drop'
+      })
+    } catch (err) {
+      task.check()
+      return
+    }
+  }
+  await sync(bot, task)
+  for (;;) {
+    const drops = dropsNear(bot, center, tried)
+    if (drops.length === 0) break
     const drop = drops[0]
     tried.add(drop.id)
-    const gone = waitFor(bot, 'entityGone', { filter: e => e.id === drop.id, timeoutMs: 3000, task, what: 'pickup' })
+    const gone = waitFor(bot, 'entityGone', { filter: e => e.id === drop.id, timeoutMs: PICKUP_MS, task, what: 'pickup' })
     gone.catch(() => {})
     try {
       await moveNear(bot, drop.position, 1, task)
@@ -117,6 +145,7 @@ async function collectDrops (bot, center, task) {
       task.check()
     }
   }
+  await sync(bot, task)
 }
 
 async function killMob (bot, { mob }, task) {
@@ -138,8 +167,16 @@ async function killMob (bot, { mob }, task) {
       if (bot.entity.position.distanceTo(target.position) > REACH) await moveNear(bot, target.position, 2, task)
       if (dead) break
       await bot.lookAt(target.position.offset(0, (target.height || 1) / 2, 0), true)
+      const answered = waitFor(bot, 'entityHurt', { filter: e => e.id === target.id, timeoutMs: HIT_ANSWER_MS, task, what: 'hit' })
+      const died = waitFor(bot, 'entityDead', { filter: e => e.id === target.id, timeoutMs: HIT_ANSWER_MS, task, what: 'death' })
+      answered.catch(() => {})
+      died.catch(() => {})
       bot.attack(target)
-      await sleep(HIT_INTERVAL_MS, task)
+      try {
+        await Promise.any([answered, died])
+      } catch (err) {
+        task.check()
+      }
     }
   } finally {
     bot.removeListener('entityDead', onDead)
@@ -252,15 +289,13 @@ async function craft (bot, { item }, task) {
   if (!table) throw new ActionError('not_found', 'found no crafting_table nearby')
   await moveNear(bot, table.position, 2, task)
   const before = counts(bot.inventory.items())
-  const replied = waitFor(bot, 'messagestr', {
-    filter: (msg) => typeof msg === 'string' && msg.startsWith('mindagent {') && msg.includes('"kind":"craft"'),
+  const replied = waitForReply(bot, 'craft', {
     timeoutMs: WINDOW_TIMEOUT_MS,
     task,
     what: 'the crafting reply'
   })
   bot.chat('/kitchen craft ' + item)
-  const [line] = await task.race(replied)
-  const reply = JSON.parse(line.slice('mindagent '.length))
+  const reply = await task.race(replied)
   if (!reply.ok) {
     const [code, ...rest] = String(reply.error).split(': ')
     throw new ActionError(rest.length ? code : 'craft_failed', rest.length ? rest.join(': ') : String(reply.error))

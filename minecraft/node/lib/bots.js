@@ -8,6 +8,7 @@ const minecraftData = require('minecraft-data')
 const { ping } = require('minecraft-protocol')
 const { pathfinder, Movements } = require('mineflayer-pathfinder')
 const { Task, ActionError, waitFor } = require('./task')
+const { waitForReply } = require('./replies')
 const { counts } = require('./actions')
 
 const SPAWN_TIMEOUT_MS = 20000
@@ -39,7 +40,7 @@ class BotHost {
     return null
   }
 
-  async connect ({ names, host = '127.0.0.1', port, version, token = null }) {
+  async connect ({ names, host = '127.0.0.1', port, version, token = null, auth = 'offline', accounts = {} }) {
     if (!Array.isArray(names) || names.length === 0) throw new ActionError('bad_args', 'names must be a non-empty list')
     const missing = names.filter(n => !(this.bots.get(n) && this.bots.get(n).connected))
     if (missing.length) await checkVersion(host, port, version)
@@ -48,7 +49,7 @@ class BotHost {
     let failed = null
     for (const n of missing) {
       try {
-        await this.connectOne(n, host, port, version, token)
+        await this.connectOne(n, host, port, version, token, auth === 'microsoft' ? accounts[n] : null)
       } catch (err) {
         failed = failed || err
       }
@@ -57,10 +58,16 @@ class BotHost {
     return { connected: this.names().filter(n => this.bots.get(n).connected) }
   }
 
-  async connectOne (name, host, port, version, token) {
+  // `account`: the e-mail of a Microsoft account, for an online-mode server (mineflayer signs in with a
+  // device code shown on stderr the first time and caches the tokens); the bot then plays under that
+  // account's in-game name, which the session uses as the agent's name.
+  async connectOne (name, host, port, version, token, account = null) {
     const old = this.bots.get(name)
     if (old) old.bot.removeAllListeners()
-    const bot = mineflayer.createBot({ host, port: Number(port), username: name, version, auth: 'offline', hideErrors: true, logErrors: false })
+    const login = account
+      ? { username: account, auth: 'microsoft', onMsaCode: (d) => console.error(`${name}: sign in at ${d.verification_uri} with code ${d.user_code}`) }
+      : { username: name, auth: 'offline' }
+    const bot = mineflayer.createBot({ host, port: Number(port), ...login, version, hideErrors: true, logErrors: false })
     const entry = { bot, task: null, action: null, connected: false }
     this.bots.set(name, entry)
     bot.loadPlugin(pathfinder)
@@ -98,8 +105,7 @@ class BotHost {
 
   // Become an operator of our kitchen server (the admin token); other servers simply say no.
   async authorize (bot, name, token) {
-    const reply = waitFor(bot, 'messagestr', {
-      filter: (msg) => typeof msg === 'string' && msg.startsWith('mindagent {') && msg.includes('"kind":"auth"'),
+    const reply = waitForReply(bot, 'auth', {
       timeoutMs: AUTH_TIMEOUT_MS,
       what: 'auth reply'
     })

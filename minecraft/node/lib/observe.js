@@ -7,11 +7,14 @@
 // on a server without it, the containers are the last ones a bot saw through a window.
 
 const { counts, posJson } = require('./actions')
-const { waitFor } = require('./task')
+const { waitForReply } = require('./replies')
 const { BLOCKS_OF_INTEREST, blocksNear } = require('./spots')
 
 const RADIUS = 16
-const KITCHEN_QUERY_MS = 1500
+// The first query is a probe (a server without our plugin never answers); once our plugin has
+// answered, a slow reply is a slow server (paused, loaded) and is waited for.
+const KITCHEN_PROBE_MS = 1500
+const KITCHEN_QUERY_MS = 15000
 
 const round1 = (v) => Math.round(v * 10) / 10
 
@@ -57,20 +60,19 @@ function makeKitchenQuery () {
   return function query (bot, command = 'state') {
     const run = async () => {
       if (!answered && failures >= 2 && command === 'state') return null
-      const reply = waitFor(bot, 'messagestr', {
-        filter: (msg) => typeof msg === 'string' && msg.startsWith('mindagent {') && msg.includes(`"kind":"${command.split(' ')[0]}"`),
-        timeoutMs: KITCHEN_QUERY_MS,
+      const reply = waitForReply(bot, command.split(' ')[0], {
+        timeoutMs: answered ? KITCHEN_QUERY_MS : KITCHEN_PROBE_MS,
         what: 'kitchen reply'
       })
       bot.chat('/kitchen ' + command)
       try {
-        const [msg] = await reply
+        const parsed = await reply
         failures = 0
         answered = true
-        const parsed = JSON.parse(msg.slice('mindagent '.length))
         if (!parsed.ok) throw new Error(parsed.error)
         return parsed.result
       } catch (err) {
+        console.error(`kitchen ${command.split(' ')[0]} query failed: ${err.message}`)
         failures++
         if (command !== 'state') throw err
         return null

@@ -69,6 +69,15 @@ module.exports.server = function (serv) {
     tickOnce().catch(err => serv.err('kitchen tick: ' + err.message)).finally(() => { running = false })
   })
 
+  // The world's age in the time updates, as vanilla sends it (stock flying-squid sends 0): a client
+  // that scores by the server's own clock (a session on a server of someone else's) reads it.
+  serv.once('asap', () => {
+    serv.setTime = (time) => {
+      serv.time = time
+      serv._writeAll('update_time', { age: [0, serv.tickCount >>> 0], time: [0, serv.time] })
+    }
+  })
+
   kitchen.resetHooks.unshift(() => {
     timers = []
     clock.ticks = 0

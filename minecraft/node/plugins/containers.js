@@ -121,6 +121,30 @@ module.exports.server = function (serv) {
     }
   }
 
+  // The chest ledger: what each player put into and took out of the chest, from their own clicks
+  // (deliveries are counted from these events, so a dish taken out again by someone else still
+  // counts for the bot that delivered it). A non-operator's change to any kitchen container is
+  // also an incident, so the recording says who emptied what.
+  const ledger = new Map()
+  kitchen.ledger = ledger
+  function account (player, store, had) {
+    const now = countItems(store.slots)
+    const names = [...new Set([...Object.keys(had), ...Object.keys(now)])].sort()
+    for (const name of names) {
+      const delta = (now[name] || 0) - (had[name] || 0)
+      if (delta === 0) continue
+      if (store.kind === 'chest') {
+        if (!ledger.has(player.username)) ledger.set(player.username, { put: {}, took: {} })
+        const side = ledger.get(player.username)[delta > 0 ? 'put' : 'took']
+        side[name] = (side[name] || 0) + Math.abs(delta)
+      }
+      if (!kitchen.isCrew || !kitchen.isCrew(player)) {
+        const what = delta > 0 ? `put ${delta} ${name} into the ${store.kind}` : `took ${-delta} ${name} from the ${store.kind}`
+        if (kitchen.incident) kitchen.incident(player, what, 'recorded', store.kind !== 'chest')
+      }
+    }
+  }
+
   kitchen.handleClick = (player, click) => {
     const inInventory = click.windowId === 0
     const view = inInventory ? null : player.kitchenView
@@ -134,9 +158,11 @@ module.exports.server = function (serv) {
       try { win.acceptClick(click, player.gameMode) } catch (err) { failed = true }
     })
     if (view) {
+      const had = countItems(view.store.slots)
       const changed = writeBack(view, player)
       if (changed.length) {
         kitchen.syncViewers(view.store, changed, player)
+        account(player, view.store, had)
         kitchen.emit('containerChanged', view.store)
       }
     }
@@ -172,6 +198,7 @@ module.exports.server = function (serv) {
   })
 
   kitchen.resetHooks.push(() => {
+    ledger.clear()
     for (const store of stores.values()) {
       store.slots.fill(null)
       store.burn = store.burnTotal = store.cook = 0
@@ -200,7 +227,9 @@ module.exports.server = function (serv) {
         chests.push({ pos, items: countItems(s.slots) })
       }
     }
-    return { furnaces, chests }
+    const chestLedger = {}
+    for (const name of [...ledger.keys()].sort()) chestLedger[name] = ledger.get(name)
+    return { furnaces, chests, chest_ledger: chestLedger }
   })
 }
 

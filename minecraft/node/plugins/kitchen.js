@@ -5,7 +5,8 @@
 //
 // Rights: the console is an operator; a player is one after `/kitchen auth <token>` with the
 // admin token the server was started with (the bridge's bots do this), or by `/op`. Anyone may
-// read `/kitchen state`; every other subcommand, and `/kill`, needs an operator.
+// read `/kitchen state` and use `/kitchen craft` and `/kitchen sync` (a round trip, lib/sync.js); every
+// other subcommand needs an operator, and so does every stock command outside guard.js's allow-list.
 //
 // Plugins load in the middle of flying-squid's own plugin list, so everything that needs the
 // world, spawnMob or onBlockInteraction waits for the server's `asap` event.
@@ -24,7 +25,8 @@ function readConfig (settings) {
     cookTicks: Number(given.cookTicks ?? VANILLA_COOK_TICKS),
     mobRespawnMs: Number(given.mobRespawnMs ?? 3000),
     blockRespawnMs: Number(given.blockRespawnMs ?? 5000),
-    clock: given.clock === 'realtime' ? 'realtime' : 'lockstep'
+    clock: given.clock === 'realtime' ? 'realtime' : 'lockstep',
+    guard: given.guard !== false
   }
 }
 
@@ -111,14 +113,15 @@ module.exports.server = function (serv, settings) {
 
   serv.commands.add({
     base: 'kitchen',
-    info: 'MindAgent kitchen admin: state | craft <item> | reset [seed] | spawn <mob> | give <player> <item> [n] | config <key> <n> | advance <ticks> | clock lockstep|realtime | auth <token>',
-    usage: '/kitchen state|craft|reset|spawn|give|config|advance|clock|auth',
+    info: 'MindAgent kitchen admin: state | craft <item> | sync <n> | reset [seed] | spawn <mob> | give <player> <item> [n] | config <key> <n> | advance <ticks> | clock lockstep|realtime | auth <token>',
+    usage: '/kitchen state|craft|sync|reset|spawn|give|config|advance|clock|auth',
     parse: (str) => str.trim().split(/\s+/),
     async action (args, ctx) {
       const [sub, ...rest] = args
       try {
         if (sub === 'auth') return kitchen.reply(ctx, { kind: sub, ok: true, result: { op: authorize(ctx, rest[0]) } })
         if (sub === 'craft') return kitchen.reply(ctx, { kind: sub, ok: true, result: craft(ctx, rest[0]) })
+        if (sub === 'sync') return kitchen.reply(ctx, { kind: sub, ok: true, result: { n: Number(rest[0]), tick: kitchen.clock.ticks } })
         if (sub !== 'state' && ctx && ctx.player && !ctx.player.op) {
           throw new Error('no permission: /kitchen ' + sub + ' needs an operator')
         }
@@ -153,7 +156,7 @@ module.exports.server = function (serv, settings) {
     if (sub === 'give') return giveItem(rest[0], rest[1], Number(rest[2] ?? 1))
     if (sub === 'config') {
       const key = rest[0]
-      if (!(key in kitchen.config) || ['seed', 'clock', 'adminToken'].includes(key)) throw new Error('unknown config key ' + key)
+      if (!(key in kitchen.config) || ['seed', 'clock', 'guard', 'adminToken'].includes(key)) throw new Error('unknown config key ' + key)
       kitchen.config[key] = Number(rest[1])
       return kitchen.config
     }
