@@ -104,8 +104,10 @@ class OvercookedPlanner:
             task = engine.tasks[chef]
             if beside and self.giving_way.gives_way(engine, chef):
                 out[chef] = str(Command("move_away", chef))
-            elif task is not None and task.command.verb not in ("wait", "move_away") and not task.command.primitive:
-                out[chef] = str(task.command)
+            elif (task is not None and task.command.verb not in ("wait", "move_away") and not task.command.primitive
+                  and not (beside and task.command.verb.startswith("pickup_")
+                           and partnered.occupied(session, claims, task.command))):
+                out[chef] = str(task.command)  # (a pickup the partner has since stepped onto the only cell of is chosen anew)
             else:
                 free.append(chef)
         if len(free) > 1:  # who picks first when both are free: the seeded tie-break
