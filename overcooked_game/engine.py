@@ -45,6 +45,9 @@ class Task:
     #: they would have collided); kept while someone still stands there, so the chef does not step
     #: back onto its old path. Two chefs under medium-level commands resolve it as before.
     avoid: Pos | None = None
+    #: A partner steering by primitives this chef has once detoured around: for the rest of the
+    #: task it keeps to the side of the kitchen that partner is not on (no turning back into it).
+    around: int | None = None
 
 
 @dataclass(slots=True)
@@ -220,6 +223,10 @@ class Engine:
                 return STAY, None  # standing at the pot, dish in hand, until the soup is done
             return INTERACT, None
         assert task is not None
+        if task.around is not None and positions[task.around] != goal[0]:
+            step = self.kitchen.detour(player.position, goal[0], {positions[task.around]})
+            if step is not None:
+                return step, goal[0]
         if task.avoid is not None and task.avoid in positions and task.avoid != goal[0]:
             step = self.kitchen.detour(player.position, goal[0], {task.avoid})
             if step is not None:
@@ -260,6 +267,8 @@ class Engine:
                     task, theirs = self.tasks[c], self.tasks[other]
                     if task is not None and nxt == positions[other] and (theirs is None or theirs.command.primitive):
                         task.avoid = positions[other]  # someone steering by hand stays put: keep going around
+                    if task is not None and theirs is not None and theirs.command.primitive:
+                        task.around = other  # and keeps off its side of a ring, wherever it steps next
                     break
             else:
                 if goals[i] is not None and goals[j] is not None:  # head-on: one steps aside

@@ -187,10 +187,11 @@ class Kitchen:
         return None
 
     # ------------------------------------------------------------------ motion
-    def best_goal(self, state: Any, chef: int, stations: Iterable[Pos]) -> tuple[Pos, Motion, int] | None:
+    def best_goal(self, state: Any, chef: int, stations: Iterable[Pos],
+                  free_only: bool = False) -> tuple[Pos, Motion, int] | None:
         """The reachable station, standing cell and facing with the cheapest plan from where the
         chef stands (the package's motion planner), a standing cell the partner occupies costing
-        three more; ties go to reading order. None when nothing is reachable."""
+        three more (`free_only`: left out); ties go to reading order. None when nothing is reachable."""
         player = state.players[chef]
         start = (player.position, player.orientation)
         taken = {p.position for i, p in enumerate(state.players) if i != chef}
@@ -198,7 +199,7 @@ class Kitchen:
         for station in stations:
             for goal in self.mp.motion_goals_for_pos.get(station, ()):
                 plan = self.mp.all_plans.get((start, goal))
-                if plan is None:
+                if plan is None or (free_only and goal[0] in taken):
                     continue
                 cost = int(plan[2]) + (3 if goal[0] in taken else 0)
                 key = (cost, (station[1], station[0]), station, goal)

@@ -68,11 +68,22 @@ class GivingWay:
             for chef in pushed:
                 task = engine.tasks[chef]
                 idle = task is None or task.command.verb == "wait"
+                if not idle and at_goal(engine, chef):
+                    continue  # one turn from done: stepping off would hand the partner the spot
                 if self._pushes[other] >= (1 if idle else PUSH_AFTER):
                     self._until[chef] = engine.timestep + YIELD_FOR
 
     def gives_way(self, engine: Engine, chef: int) -> bool:
         return self._until.get(chef, -1) > engine.timestep
+
+
+def at_goal(engine: Engine, chef: int) -> bool:
+    """Whether `chef` stands on the cell its medium-level task ends at (it only turns and acts)."""
+    task = engine.tasks[chef]
+    if task is None or task.command.primitive or task.command.verb in ("wait", "move_away"):
+        return False
+    best = engine.kitchen.best_goal(engine.state, chef, engine.kitchen.targets(engine.state, task.command))
+    return best is not None and best[1][0] == engine.state.players[chef].position
 
 
 def trusted(session: OvercookedSession, team: tuple[int, ...], ready_since: dict[Pos, int]) -> dict[str, int]:

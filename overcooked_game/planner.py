@@ -12,9 +12,11 @@ pot or counter number, so a seed fixes the episode.
 Beside a partner it does not command (``act_for``: a person, the BC proxy) it plans its own chefs
 only and counts on nothing the partner holds or does: it takes over what is left undone, sets down
 an item that keeps it from waiting work, picks up what the partner left on a counter when that is
-nearer than a dispenser, gives way when the partner keeps walking into it, batches onions over a
-counter that bridges two corridors, and, when the two are fed over counters, keeps a hand-over
-counter free and hands over only what the partner can use now.
+nearer than a dispenser (never from a side the partner stands on), gives way when the partner
+keeps walking into it (unless it already stands where its task ends), chooses a pickup anew once
+the partner stands on its only cell, batches onions over a counter that bridges two corridors,
+and, when the two are fed over counters, keeps a hand-over counter free and hands over only what
+the partner can use now.
 """
 
 from __future__ import annotations
@@ -104,8 +106,10 @@ class OvercookedPlanner:
             task = engine.tasks[chef]
             if beside and self.giving_way.gives_way(engine, chef):
                 out[chef] = str(Command("move_away", chef))
-            elif task is not None and task.command.verb not in ("wait", "move_away") and not task.command.primitive:
-                out[chef] = str(task.command)
+            elif (task is not None and task.command.verb not in ("wait", "move_away") and not task.command.primitive
+                  and not (beside and task.command.verb.startswith("pickup_")
+                           and partnered.occupied(session, claims, task.command))):
+                out[chef] = str(task.command)  # (a pickup the partner has since stepped onto the only cell of is chosen anew)
             else:
                 free.append(chef)
         if len(free) > 1:  # who picks first when both are free: the seeded tie-break

@@ -25,7 +25,7 @@ def step_toward(kitchen: Kitchen, state: Any, chef: int, stations: Sequence[Pos]
     `stations` (``interact`` once it stands there facing it), or None when none is reachable.
 
     Example: ``step_toward(kitchen, state, 0, [(2, 2)])`` → ``Command("left", 0)``."""
-    best = kitchen.best_goal(state, chef, stations)
+    best = kitchen.best_goal(state, chef, stations, free_only=True)  # a cell the partner stands on is no way in
     return None if best is None else step_to(kitchen, state, chef, best[1])
 
 
@@ -72,9 +72,9 @@ def via(kitchen: Kitchen, state: Any, chef: int, stations: Sequence[Pos], then: 
         for goal in kitchen.mp.motion_goals_for_pos.get(station, ()):
             there = plans.get((start, goal))
             onward = [int(plans[(goal, end)][2]) for end in ends if (goal, end) in plans]
-            if there is None or not onward or (max_onward is not None and min(onward) > max_onward):
-                continue
-            key = (int(there[2]) + min(onward) + (3 if goal[0] in taken else 0), (station[1], station[0]), station, goal)
+            if there is None or not onward or (max_onward is not None and min(onward) > max_onward) or goal[0] in taken:
+                continue  # (a side the partner stands on is no way in: the chef would stand stuck behind it)
+            key = (int(there[2]) + min(onward), (station[1], station[0]), station, goal)
             if best is None or key[:2] < best[:2]:
                 best = key
     return None if best is None else (best[2], best[3], best[0])

@@ -196,3 +196,36 @@ async def test_onions_fetched_while_the_pot_cooks_are_staged_beside_it_and_used_
     assert staged_peak[0] >= 1
     assert not taken_back_while_busy, taken_back_while_busy
     assert used_next
+
+
+@pytest.mark.asyncio
+async def test_a_chef_waiting_at_its_pot_with_a_dish_does_not_give_way_to_a_push() -> None:
+    """Pushed from behind while it stands on the pot's only cell: stepping off would hand the
+    partner the cell (who may then stand on it for dozens of timesteps), so it keeps its place."""
+    from overcooked.mdp.overcooked_mdp import ObjectState, PlayerState, SoupState
+
+    session = domains.make_session(GameSpec(domain="overcooked", level="cramped_room", seed=0))
+    assert isinstance(session, OvercookedSession)
+    await session.reset(seed=0)
+    planner = OvercookedPlanner(seed=0)
+    planner.reset(session)
+    state = session.engine.state
+    pot = session.kitchen.pots[0]  # (2, 0): used only from (2, 1), facing north
+    state.players = (PlayerState((1, 1), (1, 0)), PlayerState((2, 1), (0, 1), ObjectState("dish", (2, 1))))
+    state.objects[pot] = SoupState.get_soup(pot, num_onions=3, cooking_tick=0)
+    commands = []
+    for _ in range(6):  # the partner keeps pressing east, into our chef
+        ours = planner.act_for(session, [1])
+        commands.extend(ours)
+        await session.step(["right(chef0)", *ours])
+    assert "move_away(chef1)" not in commands, commands
+    assert session.engine.state.players[1].position == (2, 1)
+    assert commands[-1] == "fill_dish(chef1, pot0)"
+
+
+@pytest.mark.asyncio
+async def test_beside_a_partner_standing_on_one_pots_cell_the_planner_cooks_with_the_other() -> None:
+    # counter_circuit: the partner stands on (3, 1), pot0's only cell; the onions the planner put on
+    # the island are taken from its other side instead of standing forever behind the partner
+    session, _ = await play("counter_circuit", 1, standing)
+    assert session.engine.delivered >= 3, session.engine.delivered
