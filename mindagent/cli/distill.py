@@ -17,6 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from mindagent.cli.common import err, fail
 from mindagent.dispatch.prompt import DemoMode
 from mindagent.distill.records import DATASET_FORMATS, DatasetFormat
+from mindagent.llm.local_models import DEFAULT_LOCAL_MODEL
 
 distill_app = typer.Typer(help="Turn recordings into a fine-tuning dataset, and fine-tune a small model on it.",
                           invoke_without_command=True)
@@ -94,7 +95,7 @@ def distill(
 def train_command(
     data: Path = typer.Option(..., "--data", exists=True, dir_okay=False, help="pairs written by mindagent distill"),
     out: Path = typer.Option(..., "--out", file_okay=False, help="folder for the adapter and manifest.json"),
-    base: str = typer.Option("smollm2-135m", "--base", help="a named local model, a .gguf file or a "
+    base: str = typer.Option(DEFAULT_LOCAL_MODEL, "--base", help="a named local model, a .gguf file or a "
                              "transformers model folder"),
     validation: Path | None = typer.Option(None, "--validation", exists=True, dir_okay=False,
                                            help="held-out pairs: their loss before and after goes in the manifest"),

@@ -26,6 +26,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from mindagent.distill.records import ChatMessage, read_pair, split_pair
+from mindagent.llm.local_models import DEFAULT_LOCAL_MODEL
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +47,7 @@ class Recipe:
 
     data: Path
     out: Path
-    base: str = "smollm2-135m"
+    base: str = DEFAULT_LOCAL_MODEL
     validation: Path | None = None
     steps: int = 50
     batch_size: int = 1
@@ -121,7 +122,7 @@ def base_location(base: str) -> tuple[Path, str | None]:
     if path.is_dir():
         return path, None
     from mindagent.llm.base import LLMError
-    from mindagent.llm.local_models import resolve_model_path
+    from mindagent.llm.local_models import resolve_model_path  # the local backend's own lookup
 
     try:
         found = resolve_model_path(base)
@@ -236,30 +237,11 @@ def train(recipe: Recipe, on_step: Callable[[int, float], None] | None = None) -
     config = peft.LoraConfig(r=recipe.rank, lora_alpha=recipe.alpha, lora_dropout=recipe.dropout,
                              target_modules=list(recipe.target_modules), task_type="CAUSAL_LM")
     model = peft.get_peft_model(model, config)
-    device = "cuda" if torch.cuda.is_available() else "cpu"
-    model.to(device)
+    model.to("cuda" if torch.cuda.is_available() else "cpu")
     pad = tokenizer.pad_token_id
     slice_before = mean_loss(model, examples, pad)
     val_before = mean_loss(model, validation, pad) if validation else None
-    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=recipe.learning_rate)
-    order = random.Random(recipe.seed)
-    losses: list[float] = []
-    queue: list[Example] = []
-    for step in range(recipe.steps):
-        model.train()
-        batch: list[Example] = []
-        while len(batch) < recipe.batch_size:
-            if not queue:
-                queue = list(examples)
-                order.shuffle(queue)
-            batch.append(queue.pop())
-        loss = model(**_batch(torch, batch, pad, device)).loss
-        loss.backward()
-        optimizer.step()
-        optimizer.zero_grad()
-        losses.append(round(float(loss.detach()), 6))
-        if on_step is not None:
-            on_step(step, losses[-1])
+    losses = _fit(torch, model, examples, recipe, pad, on_step)
     slice_after = mean_loss(model, examples, pad)
     val_after = mean_loss(model, validation, pad) if validation else None
     recipe.out.mkdir(parents=True, exist_ok=True)
@@ -282,6 +264,32 @@ def train(recipe: Recipe, on_step: Callable[[int, float], None] | None = None) -
         versions=_versions(), adapter=str(adapter), merged=str(merged) if merged else None)
     (recipe.out / MANIFEST).write_text(json.dumps(manifest.model_dump(), indent=2) + "\n", encoding="utf-8")
     return manifest
+
+
+def _fit(torch: Any, model: Any, examples: Sequence[Example], recipe: Recipe, pad: int,
+         on_step: Callable[[int, float], None] | None) -> list[float]:
+    """`recipe.steps` AdamW steps over the examples in seeded shuffled passes; each step's loss."""
+    device = model.device.type
+    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=recipe.learning_rate)
+    order = random.Random(recipe.seed)
+    losses: list[float] = []
+    queue: list[Example] = []
+    for step in range(recipe.steps):
+        model.train()
+        batch: list[Example] = []
+        while len(batch) < recipe.batch_size:
+            if not queue:
+                queue = list(examples)
+                order.shuffle(queue)
+            batch.append(queue.pop())
+        loss = model(**_batch(torch, batch, pad, device)).loss
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+        losses.append(round(float(loss.detach()), 6))
+        if on_step is not None:
+            on_step(step, losses[-1])
+    return losses
 
 
 def _versions() -> dict[str, str]:
