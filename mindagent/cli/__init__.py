@@ -28,7 +28,7 @@ def build_app() -> typer.Typer:
     """The whole command tree: the core's commands, then each installed game's own."""
     import typer
 
-    from mindagent.cli import ablate, compare, domains_command, evaluate, metrics, run, serve, study, train
+    from mindagent.cli import ablate, compare, distill, domains_command, evaluate, metrics, run, serve, study, train
     from mindagent.core import registry
 
     app = typer.Typer(
@@ -38,7 +38,7 @@ def build_app() -> typer.Typer:
         pretty_exceptions_enable=False,
         add_completion=False,
     )
-    for module in (run, evaluate, compare, serve, ablate, metrics, train, domains_command, study):
+    for module in (run, evaluate, compare, serve, ablate, metrics, train, distill, domains_command, study):
         module.register(app)
     for plugin in registry.plugins():
         for name in plugin.commands:

@@ -53,7 +53,10 @@ class Divergence(RecordingError):
     """The game did something other than what the recording says."""
 
 
-async def _session_for(header: dict[str, object]) -> DomainSession:
+async def session_for(header: dict[str, object]) -> DomainSession:
+    """A fresh session of the recorded game, restored to the header's start (level, seed, the
+    order generator's exact state): what replay and distillation step the recorded commands
+    through. Every reason it cannot be built is one `RecordingError`."""
     try:
         spec = domains.validate(GameSpec.from_header(header, domains.default_domain()))
         domain = domains.get(spec.domain)
@@ -79,7 +82,7 @@ async def replay_recording_async(path: str | Path) -> ReplayReport:
     """`replay_recording` for callers already inside an event loop."""
     recording = load_recording(path)
     records = recording.records
-    session = await _session_for(records[0])
+    session = await session_for(records[0])
     steps = 0
     try:
         for record in records[1:]:
