@@ -21,7 +21,6 @@ import random
 import time
 
 import numpy as np
-
 from engine_steps import time_with_legal  # this folder: the one engine yardstick
 
 from cuisineworld import Command, World, load_level

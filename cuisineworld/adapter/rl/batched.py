@@ -28,10 +28,12 @@ How the state is held:
 - masks: only the agent's own place can offer a get, put or activation, so an agent's legal set
   is fixed by its place and five flags, and one precomputed row per (place, flags) is looked up.
 
-Limits: ``order="agent"`` only (a shuffled order would need a permutation per kitchen per step);
-the ``sparse`` and ``potential`` rewards (``dense`` keeps per-order credit ledgers, not vectorised
-yet); levels with at most 62 distinct items. Memory: each kitchen keeps a generator (about 6 kB)
-per tau it has played, so 10,000 kitchens over the five paper taus hold about 300 MB of them.
+Execution order: ``"agent"`` or ``"shuffle"`` (each kitchen draws its permutation from its own
+generator, as the single env does: a Python loop over kitchens per step). Rewards: ``sparse``,
+``potential`` and ``dense`` (`batched_dense`, value for value the single env's; not ``dense-v1``).
+Limits: levels with at most 62 distinct items, without counters or per-agent reach. Memory: each
+kitchen keeps a generator (about 6 kB) per tau it has played, so 10,000 kitchens over the five
+paper taus hold about 300 MB of them.
 
 Example::
 
@@ -56,6 +58,7 @@ from gymnasium.vector.utils import batch_space
 
 from cuisineworld import MAX_ACTIVE_ORDERS, Level, load_level
 from cuisineworld.adapter.rl.actions import ActionTable
+from cuisineworld.adapter.rl.batched_dense import BatchedDense
 from cuisineworld.adapter.rl.observe import SERVED_SCALE, Observer
 from cuisineworld.adapter.rl.rewards import PROGRESS_WEIGHT, subtree_counts
 
@@ -66,7 +69,8 @@ try:  # Gymnasium 1.1 and later name the autoreset modes; 1.0 knew only its defa
 except ImportError:  # pragma: no cover - gymnasium 1.0
     _SAME_STEP = "SameStep"
 
-BATCHED_REWARDS = ("sparse", "potential")
+BATCHED_REWARDS = ("sparse", "potential", "dense")
+BATCHED_ORDERS = ("agent", "shuffle")
 MAX_ITEMS = 62  # a tool's content is an int64 bitmask
 _RAW_WORDS = 256  # 32-bit words taken from an order stream at a time (refills are a Python loop over kitchens)
 
@@ -125,10 +129,11 @@ class BatchedKitchens:
             raise ValueError("at least one kitchen")
         if n_agents < 1:
             raise ValueError("a kitchen needs at least one agent")
-        if order != "agent":
-            raise ValueError(f"the batched env runs commands in agent order only, not {order!r}")
+        if order not in BATCHED_ORDERS:
+            raise ValueError(f"the batched env runs commands in {' or '.join(BATCHED_ORDERS)} order, not {order!r}")
         if reward not in BATCHED_REWARDS:
-            raise ValueError(f"the batched env computes the rewards {', '.join(BATCHED_REWARDS)}, not {reward!r}")
+            raise ValueError(f"the batched env computes the rewards {', '.join(BATCHED_REWARDS)}, not {reward!r} "
+                             "(use the single env, --vec single)")
         compiled = level if isinstance(level, Level) else load_level(level, rules)
         taus = [float(tau)] if isinstance(tau, int | float) else [float(t) for t in tau]
         if not taus or any(t <= 0 for t in taus):
@@ -140,6 +145,7 @@ class BatchedKitchens:
         self.taus = taus
         self.max_steps = compiled.max_steps if max_steps is None else max_steps
         self.reward_name = reward
+        self.shuffle = order == "shuffle" and n_agents > 1
         self.gamma = gamma
         self.table = ActionTable(compiled, n_agents)
         self.observer = Observer(compiled, n_agents)
@@ -152,6 +158,7 @@ class BatchedKitchens:
         self._rows = np.arange(n_worlds)
         self._row_starts = (self._rows * self.obs_size)[:, None]
         self._alloc()
+        self._dense = BatchedDense(self) if reward == "dense" else None
         self._generators: list[np.random.Generator] = []
         self._streams: dict[tuple[int, int], np.random.MT19937] = {}
         self._started = False
@@ -440,6 +447,8 @@ class BatchedKitchens:
         self._arrive(rows)
         if self.reward_name == "potential":
             self.phi_last[rows] = self._phi(rows)
+        if self._dense is not None:
+            self._dense.restart(rows)
 
     def _draw(self, rows: np.ndarray) -> np.ndarray:
         """The next dish of each row's current order stream (refilling buffers in Python as needed)."""
@@ -638,6 +647,23 @@ class BatchedKitchens:
             accepted[:, a] = ok
         return accepted
 
+    def _execute_shuffled(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """`_execute` in a fresh order per kitchen, as the single env's ``order="shuffle"``.
+
+        Each kitchen draws its permutation from its own generator (the one its tau draws come
+        from, as the single env draws from its `np_random`), so the draws are a Python loop over
+        kitchens, about a microsecond each. The agents' columns are permuted, run in column order
+        and put back. Returns the accepted flags by agent and in execution order."""
+        perm = np.stack([g.permutation(self.n_agents) for g in self._generators])
+        back = np.argsort(perm, axis=1)
+        columns = (self.at, self.hold, self.agent_busy)
+        for array in columns:
+            array[...] = np.take_along_axis(array, perm, axis=1)
+        in_order = self._execute(np.take_along_axis(actions, perm, axis=1))
+        for array in columns:
+            array[...] = np.take_along_axis(array, back, axis=1)
+        return np.take_along_axis(in_order, back, axis=1), in_order
+
     def _act_here(self, a: int, rows: np.ndarray, verb: np.ndarray, j: np.ndarray, act: np.ndarray,
                   free: np.ndarray) -> np.ndarray:
         """Agent `a`'s get, put or activation at its own place `j` in kitchens `rows`; whether each worked."""
@@ -770,14 +796,21 @@ class BatchedKitchens:
         if actions.min() < 0 or actions.max() >= self.n_actions:
             raise ValueError(f"action indices must lie in [0, {self.n_actions})")
         before_completed, before_failed = self.completed.copy(), self.failed.copy()
-        accepted = self._execute(actions)
+        if self.shuffle:
+            accepted, in_order = self._execute_shuffled(actions)
+        else:
+            accepted = in_order = self._execute(actions)
         np.subtract(self.agent_busy, 1, out=self.agent_busy, where=self.agent_busy > 0)
         np.subtract(self.loc_busy, 1, out=self.loc_busy, where=self.loc_busy > 0)
         self._settle()
         self.time += 1
         self._tick()
-        rewards = ((self.completed - before_completed) - (self.failed - before_failed)).astype(np.float64)
+        done, failed = self.completed - before_completed, self.failed - before_failed
         dones = self.time >= self.max_steps
+        if self._dense is not None:
+            rewards = self._dense.reward(done, failed, in_order, dones)
+        else:
+            rewards = (done - failed).astype(np.float64)
         if self.reward_name == "potential":
             now = np.where(dones, 0.0, self._phi(self._rows))
             rewards = rewards + (self.gamma * now - self.phi_last)
