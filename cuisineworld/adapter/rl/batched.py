@@ -629,7 +629,7 @@ class BatchedKitchens:
         own place (usually a minority) are gathered and worked on. Accepted activations are kept
         in `_activated` (the place per agent, -1 for none) for the dense reward."""
         accepted = np.empty((self.n_worlds, self.n_agents), dtype=bool)
-        track = self._activated is not None
+        activated = self._activated
         for a in range(self.n_agents):
             act = actions[:, a]
             verb = np.take(self.a_verb, act)
@@ -640,8 +640,8 @@ class BatchedKitchens:
             np.copyto(at, j, where=moved)
             ok = (verb == _NOOP) | moved
             rows = np.flatnonzero((verb >= _GET) & (at == j))  # the position check comes first for these verbs
-            if track:
-                self._activated[:, a] = -1
+            if activated is not None:
+                activated[:, a] = -1
             if rows.size:
                 ok[rows] = self._act_here(a, rows, verb[rows], j[rows], act[rows], free[rows])
             accepted[:, a] = ok
