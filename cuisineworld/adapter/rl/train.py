@@ -144,6 +144,7 @@ def train(config: TrainConfig, on_progress: Callable[[int], None] | None = None)
     from stable_baselines3.common.env_util import make_vec_env
     from stable_baselines3.common.logger import configure
     from stable_baselines3.common.utils import set_random_seed
+    from stable_baselines3.common.vec_env import VecEnv
 
     from cuisineworld.adapter.rl.callbacks import CompletionLogger, ProgressHook
 
@@ -154,7 +155,7 @@ def train(config: TrainConfig, on_progress: Callable[[int], None] | None = None)
     if config.vec == "batched":
         from cuisineworld.adapter.rl.batched_vec import make_training_venv
 
-        venv = make_training_venv(config)
+        venv: VecEnv = make_training_venv(config)
     else:
         venv = make_vec_env(config.make_env, n_envs=config.n_envs, seed=config.seed)
     formats = ["csv"] + (["tensorboard"] if _has_tensorboard() else [])
