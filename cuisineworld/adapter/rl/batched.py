@@ -273,6 +273,7 @@ class BatchedKitchens:
             self.storage_get_cols[j, :len(cols)] = cols
 
         self._mask_rows = self._build_mask_rows()
+        self._compile_flag_table()
 
     def _compile_observation(self) -> None:
         obs = self.observer
@@ -584,21 +585,44 @@ class BatchedKitchens:
 
         Only the agent's own location can offer a get, put or activation, so each agent's legal
         set is fixed by its location and five flags; the row for (location, flags) is built once
-        (`_mask_rows`) and every agent of every kitchen looks its row up in one gather."""
+        (`_mask_rows`) and every agent of every kitchen looks its row up in one gather. Where the
+        flags depend on the agent's place and hands alone (no serving test against the open
+        orders, no capped serving table) and the level is small, they are looked up too
+        (`_compile_flag_table`)."""
         rows = self._rows[:, None]
         j = self.at
         free = self.agent_busy == 0
         content, busy, gettable = self._here(j, rows)
-        hold = self.hold
+        if self._flag_table is not None:
+            index = ((j << self.n_items) | content) * (self.n_items + 1) + self.hold + 1
+            index = ((index * 2 + free) * 2 + (busy == 0)) * 2 + gettable
+            return np.take(self._mask_rows, np.take(self._flag_table, index), axis=0)
+        return np.take(self._mask_rows, j * 32 + self._flags(j, content, busy, gettable, self.hold, free, rows), axis=0)
+
+    def _flags(self, j: np.ndarray, content: np.ndarray, busy: np.ndarray, gettable: np.ndarray, hold: np.ndarray,
+               free: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """The five flags of `_build_mask_rows` for agents at `j` holding `hold` (any shape)."""
         empty = free & (busy == 0) & (hold < 0)
         role = np.take(self.role, j)
         take = empty & gettable
-        code = j * 32 + free
+        code = free.astype(np.int64)
         code += (take & (role == _STORAGE)) * 2
         code += (take & (role != _STORAGE) & (_popcount(content, self.n_items) == 1)) * 4
         code += (empty & (content != 0) & (self._product(j, content) >= 0)) * 8
         code += self._put_ok(hold, free, j, content, busy, rows)[0] * 16
-        return np.take(self._mask_rows, code, axis=0)
+        return code
+
+    def _compile_flag_table(self) -> None:
+        """``place * 32 + flags`` for every (place, content, held item, free, place idle, gettable), when
+        that is all the flags depend on and the table has at most 2M entries; else None."""
+        self._flag_table: np.ndarray | None = None
+        k, m = self.n_items, self.n_locs
+        if self.serve_needs_order or self.serving_capped or m * (2 ** k) * (k + 1) * 8 > 1 << 21:
+            return
+        j, content, held, free, idle, gettable = (g.reshape(-1) for g in np.meshgrid(
+            np.arange(m), np.arange(2 ** k), np.arange(k + 1), [0, 1], [0, 1], [0, 1], indexing="ij"))
+        flags = self._flags(j, content, 1 - idle, gettable.astype(bool), held - 1, free.astype(bool), j)
+        self._flag_table = (j * 32 + flags).astype(np.int32)
 
     def _build_mask_rows(self) -> np.ndarray:
         """One legal-action row per (location, flags): noop always; goto if free; then the location's
