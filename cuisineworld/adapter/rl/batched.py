@@ -418,6 +418,11 @@ class BatchedKitchens:
     def _reset_worlds(self, rows: np.ndarray, seeds: Sequence[int | None] | None = None) -> None:
         """`KitchenCore.reset` for each of `rows`: draw the tau, seed its stream on first use, clear."""
         n_taus = len(self.taus)
+        if n_taus == 1 and seeds is None:  # no tau to draw: only kitchens never seeded need their generator
+            self.tau_index[rows] = 0
+            rows, everyone = rows[~self.seeded[rows, 0]], rows
+        else:
+            everyone = rows
         for pos, w in enumerate(rows.tolist()):
             rng = self._generators[w]
             k = int(rng.integers(n_taus)) if n_taus > 1 else 0
@@ -429,22 +434,24 @@ class BatchedKitchens:
                 self._streams[(w, k)] = _python_stream(seed)
                 self.draw_at[w, k] = self.draw_len[w, k] = 0  # the buffered draws were of the old stream
             self.tau_index[w] = k
-        self.interval[rows] = self.intervals[self.tau_index[rows]]
-        self.at[rows] = self.start
-        self.hold[rows] = -1
-        self.agent_busy[rows] = 0
-        self.content[rows] = 0
-        self.served[rows] = 0
-        self.loc_busy[rows] = 0
-        self.gettable[rows] = False
-        self.order_dish[rows] = -1
-        self.order_life[rows] = 0
-        self.order_id[rows] = 0
-        self.time[rows] = 0
-        self.timer[rows] = 0
-        self.next_id[rows] = 0
-        self.completed[rows] = 0
-        self.failed[rows] = 0
+        rows = everyone
+        sel: slice | np.ndarray = slice(None) if rows.size == self.n_worlds else rows
+        self.interval[sel] = self.intervals[self.tau_index[sel]]
+        self.at[sel] = self.start
+        self.hold[sel] = -1
+        self.agent_busy[sel] = 0
+        self.content[sel] = 0
+        self.served[sel] = 0
+        self.loc_busy[sel] = 0
+        self.gettable[sel] = False
+        self.order_dish[sel] = -1
+        self.order_life[sel] = 0
+        self.order_id[sel] = 0
+        self.time[sel] = 0
+        self.timer[sel] = 0
+        self.next_id[sel] = 0
+        self.completed[sel] = 0
+        self.failed[sel] = 0
         self._arrive(rows)
         if self.reward_name == "potential":
             self.phi_last[rows] = self._phi(rows)
