@@ -10,7 +10,10 @@ Players: each ``--policy DIR`` (an SB3 run folder of `mindagent train`), the pla
 behaviour-cloned proxy of the planner (``--clone DIR``; trained there first, from planner play,
 when the folder holds none) and a random teammate.
 
-    python benchmarks/rl_crossplay.py --level level_1 --policy /tmp/xp_l1 --clone /tmp/xp_clone [--episodes 6]
+    python benchmarks/rl_crossplay.py --level level_1 --policy /tmp/xp_l1 --clone /tmp/xp_clone [--episodes 6] [--select]
+
+``--select`` plays each run's checkpoint that scored best on a held-out stream (own play, other
+seeds than the table's), the held-out selection issue 29 asks for, instead of its last model.
 """
 
 from __future__ import annotations
@@ -27,6 +30,20 @@ from cuisineworld.adapter.rl.crossplay import cos, interval, make_player, play_c
 from cuisineworld.adapter.rl.planner_clone import META, CloneConfig, fit_clone
 
 
+def select(run: Path, level: str, taus: tuple[float, ...], seed: int) -> Path:
+    """The run's checkpoint (or final model) with the best own-play CoS on a held-out stream: order
+    streams seeded `seed` + i, not the table's, 2 episodes per tau; the first best on ties."""
+    candidates = sorted((run / "checkpoints").glob("model_*_steps.zip"), key=lambda p: int(p.stem.split("_")[1]))
+    scores = []
+    for path in [*candidates, run / "model.zip"]:
+        player = make_player(f"policy:{path}")
+        scores.append((cos(play_cell(level, player, player, taus, 2, seed=seed)), path))
+    best = max(scores, key=lambda pair: pair[0])
+    print("held-out own-play CoS (seed " + str(seed) + "): " + ", ".join(f"{p.name} {c:.3f}" for c, p in scores)
+          + f"; playing {best[1]}")
+    return best[1]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--level", default="level_1")
@@ -36,9 +53,12 @@ def main() -> None:
     parser.add_argument("--episodes", type=int, default=6, help="episodes per tau per cell")
     parser.add_argument("--partners", nargs="+", help="partner specs (default: the players themselves)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--select", action="store_true",
+                        help="play each run's best checkpoint on a held-out stream (seed --select-seed) instead of model.zip")
+    parser.add_argument("--select-seed", type=int, default=100)
     args = parser.parse_args()
     taus = tuple(PAPER_TAUS)
-    players = [f"policy:{p}" for p in args.policy]
+    players = [f"policy:{select(p, args.level, taus, args.select_seed) if args.select else p}" for p in args.policy]
     if args.clone is not None:
         if not (args.clone / META).is_file():
             meta = fit_clone(CloneConfig(args.level, 2, episodes=args.clone_episodes, seed=args.seed), args.clone)
