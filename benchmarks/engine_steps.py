@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import random
 import time
+from collections.abc import Callable
 
 from cuisineworld import Command, World, load_level
 
@@ -47,18 +48,22 @@ def time_typed(level_name: str, n_agents: int, stream: list[list[Command]], seed
     return len(stream) / (time.perf_counter() - start)
 
 
-def time_with_legal(level_name: str, n_agents: int, steps: int, seed: int) -> float:
-    world = World(load_level(level_name), n_agents=n_agents, tau=1.0, seed=seed)
+def time_with_legal(level_name: str, n_agents: int, steps: int, seed: int, rules: str = "reference",
+                    clock: Callable[[], float] = time.perf_counter) -> float:
+    """Engine joint steps per second of `clock` (wall by default) with a random legal command per
+    agent: the one engine yardstick, which the RL benchmarks (`rl_env_speed.py`,
+    `rl_batched_speed.py`) divide by too, with the process's CPU time as the clock."""
+    world = World(load_level(level_name, rules), n_agents=n_agents, tau=1.0, seed=seed)
     world.reset()
     rng = random.Random(seed)
     choice, legal = rng.choice, world.legal_commands
     agents = range(n_agents)
-    start = time.perf_counter()
+    start = clock()
     for _ in range(steps):
         if world.time >= world.max_steps:
             world.reset()
         world.step([choice(legal(a)) for a in agents])
-    return steps / (time.perf_counter() - start)
+    return steps / (clock() - start)
 
 
 def main() -> None:

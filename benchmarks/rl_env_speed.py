@@ -21,6 +21,7 @@ import random
 import time
 
 import numpy as np
+from engine_steps import time_with_legal  # this folder: the one engine yardstick
 
 from cuisineworld import Command, World, load_level
 from cuisineworld.adapter.rl import CuisineJointEnv, CuisineParallelEnv
@@ -48,18 +49,9 @@ def engine_typed(level: str, n: int, steps: int, seed: int) -> float:
 
 
 def engine_legal(level: str, n: int, steps: int, seed: int, rules: str = "reference") -> float:
-    """Engine steps per CPU second with a random legal command per agent (the yardstick the RL
-    benchmarks divide by)."""
-    world = World(load_level(level, rules), n_agents=n, tau=1.0, seed=seed)
-    world.reset()
-    rng = random.Random(seed)
-    choice, legal, agents = rng.choice, world.legal_commands, range(n)
-    start = time.process_time()
-    for _ in range(steps):
-        if world.time >= world.max_steps:
-            world.reset()
-        world.step([choice(legal(a)) for a in agents])
-    return steps / (time.process_time() - start)
+    """Engine steps per CPU second with a random legal command per agent: `engine_steps.py`'s
+    yardstick (the same function), timed in CPU seconds like the env figures beside it."""
+    return time_with_legal(level, n, steps, seed, rules, clock=time.process_time)
 
 
 def _pick(mask: np.ndarray, u: float) -> int:

@@ -26,7 +26,7 @@ def train(
     taus: str = typer.Option("1.0,1.5,2.0,2.5,3.0", "--taus", help="task intervals; one is drawn per episode"),
     order: str = typer.Option("agent", "--order", help="execution order within a step: agent | shuffle"),
     rules: str = typer.Option("reference", "--rules"),
-    envs: int = typer.Option(8, "--envs", min=1, max=256,
+    envs: int = typer.Option(8, "--envs", min=1, max=65_536,
                              help="sb3: environments stepped together; rllib: the batch only (envs x rollout steps per iteration)"),
     checkpoint_every: int = typer.Option(50_000, "--checkpoint-every", min=1, help="steps between checkpoints"),
     learning_rate: float = typer.Option(3e-4, "--learning-rate", min=1e-6, max=1.0),
@@ -35,6 +35,8 @@ def train(
     address: str | None = typer.Option(None, "--address", help="rllib: a Ray cluster (ray://host:10001 or auto); default a local Ray"),
     env_runners: int = typer.Option(0, "--env-runners", min=0, max=1024,
                                     help="rllib: Ray workers sampling the env (0: sample in this process)"),
+    vec: str = typer.Option("single", "--vec",
+                            help="sb3: single (an env object per env, up to 256) | batched (all envs as NumPy arrays)"),
 ) -> None:
     """Train a masked PPO policy; evaluate it with `mindagent eval --model policy:DIR`."""
     from cuisineworld.adapter.rl.rllib_train import require_rllib
@@ -46,7 +48,8 @@ def train(
         config = TrainConfig(level=level, agents=agents, steps=steps, out=out_dir, algo=algo, seed=seed, reward=reward,
                              taus=tau_list, order=order, rules=rules, n_envs=envs, checkpoint_every=checkpoint_every,
                              learning_rate=learning_rate, n_steps=rollout, batch_size=max(8, min(256, rollout * envs // 2)),
-                             backend=backend, policies=policies, ray_address=address, env_runners=env_runners)
+                             backend=backend, policies=policies, ray_address=address, env_runners=env_runners,
+                             vec=vec)
         config.check()
         require_rllib() if backend == "rllib" else require_rl()
     except (ValueError, OSError, RuntimeError) as exc:

@@ -28,10 +28,12 @@ How the state is held:
 - masks: only the agent's own place can offer a get, put or activation, so an agent's legal set
   is fixed by its place and five flags, and one precomputed row per (place, flags) is looked up.
 
-Limits: ``order="agent"`` only (a shuffled order would need a permutation per kitchen per step);
-the ``sparse`` and ``potential`` rewards (``dense`` keeps per-order credit ledgers, not vectorised
-yet); levels with at most 62 distinct items. Memory: each kitchen keeps a generator (about 6 kB)
-per tau it has played, so 10,000 kitchens over the five paper taus hold about 300 MB of them.
+Execution order: ``"agent"`` or ``"shuffle"`` (each kitchen draws its permutation from its own
+generator, as the single env does: a Python loop over kitchens per step). Rewards: ``sparse``,
+``potential`` and ``dense`` (`batched_dense`, value for value the single env's; not ``dense-v1``).
+Limits: levels with at most 62 distinct items, without counters or per-agent reach. Memory: each
+kitchen keeps a generator (about 6 kB) per tau it has played, so 10,000 kitchens over the five
+paper taus hold about 300 MB of them.
 
 Example::
 
@@ -56,6 +58,7 @@ from gymnasium.vector.utils import batch_space
 
 from cuisineworld import MAX_ACTIVE_ORDERS, Level, load_level
 from cuisineworld.adapter.rl.actions import ActionTable
+from cuisineworld.adapter.rl.batched_dense import BatchedDense
 from cuisineworld.adapter.rl.observe import SERVED_SCALE, Observer
 from cuisineworld.adapter.rl.rewards import PROGRESS_WEIGHT, subtree_counts
 
@@ -66,9 +69,10 @@ try:  # Gymnasium 1.1 and later name the autoreset modes; 1.0 knew only its defa
 except ImportError:  # pragma: no cover - gymnasium 1.0
     _SAME_STEP = "SameStep"
 
-BATCHED_REWARDS = ("sparse", "potential")
+BATCHED_REWARDS = ("sparse", "potential", "dense")
+BATCHED_ORDERS = ("agent", "shuffle")
 MAX_ITEMS = 62  # a tool's content is an int64 bitmask
-_RAW_WORDS = 64  # 32-bit words taken from an order stream at a time
+_RAW_WORDS = 256  # 32-bit words taken from an order stream at a time (refills are a Python loop over kitchens)
 
 _STORAGE, _SERVING, _TOOL = 0, 1, 2
 _NOOP, _GOTO, _GET, _PUT, _ACTIVATE = 0, 1, 2, 3, 4
@@ -125,10 +129,11 @@ class BatchedKitchens:
             raise ValueError("at least one kitchen")
         if n_agents < 1:
             raise ValueError("a kitchen needs at least one agent")
-        if order != "agent":
-            raise ValueError(f"the batched env runs commands in agent order only, not {order!r}")
+        if order not in BATCHED_ORDERS:
+            raise ValueError(f"the batched env runs commands in {' or '.join(BATCHED_ORDERS)} order, not {order!r}")
         if reward not in BATCHED_REWARDS:
-            raise ValueError(f"the batched env computes the rewards {', '.join(BATCHED_REWARDS)}, not {reward!r}")
+            raise ValueError(f"the batched env computes the rewards {', '.join(BATCHED_REWARDS)}, not {reward!r} "
+                             "(use the single env, --vec single)")
         compiled = level if isinstance(level, Level) else load_level(level, rules)
         taus = [float(tau)] if isinstance(tau, int | float) else [float(t) for t in tau]
         if not taus or any(t <= 0 for t in taus):
@@ -140,6 +145,7 @@ class BatchedKitchens:
         self.taus = taus
         self.max_steps = compiled.max_steps if max_steps is None else max_steps
         self.reward_name = reward
+        self.shuffle = order == "shuffle" and n_agents > 1
         self.gamma = gamma
         self.table = ActionTable(compiled, n_agents)
         self.observer = Observer(compiled, n_agents)
@@ -152,6 +158,7 @@ class BatchedKitchens:
         self._rows = np.arange(n_worlds)
         self._row_starts = (self._rows * self.obs_size)[:, None]
         self._alloc()
+        self._dense = BatchedDense(self) if reward == "dense" else None
         self._generators: list[np.random.Generator] = []
         self._streams: dict[tuple[int, int], np.random.MT19937] = {}
         self._started = False
@@ -266,6 +273,7 @@ class BatchedKitchens:
             self.storage_get_cols[j, :len(cols)] = cols
 
         self._mask_rows = self._build_mask_rows()
+        self._compile_flag_table()
 
     def _compile_observation(self) -> None:
         obs = self.observer
@@ -295,12 +303,45 @@ class BatchedKitchens:
         self._order_bases = self.orders_at + slots * self.order_block
         self._order_life_cols = self._order_bases + self.n_dishes
         self._order_used_cols = self._order_bases + self.n_dishes + 1
-        # content bitmask -> the location block with its item flags set (levels of up to 14 items)
-        self._bit_rows: np.ndarray | None = None
-        if k <= 14:
-            values = np.arange(2**k, dtype=np.int64)[:, None]
-            self._bit_rows = np.zeros((2**k, self.loc_block), dtype=np.float32)
-            self._bit_rows[:, :k] = (values >> np.arange(k)) & 1
+        self._id_at = obs._id_at
+        self._compile_blocks()
+
+    def _compile_blocks(self) -> None:
+        """The observation's blocks as tables, one row per value of what the block depends on.
+
+        Agent block: (place, held item or nothing, busy) -> location one-hot, held one-hot, busy.
+        Location block: (content bitmask, busy, gettable flag) -> item flags, busy, gettable; only
+        for levels whose table stays small (up to about a million floats), others unpack the bits.
+        Order block: (dish or empty, lifetime clipped at the longest one scaled) -> dish one-hot,
+        lifetime, used."""
+        k, m, b = self.n_items, self.n_locs, len(self.busy_value)
+        self.n_busy = b
+        place, held, busy = np.meshgrid(np.arange(m), np.arange(k + 1), np.arange(b), indexing="ij")
+        rows = np.zeros((m * (k + 1) * b, self.agent_block), dtype=np.float32)
+        index = np.arange(rows.shape[0])
+        rows[index, place.reshape(-1)] = 1.0  # held k+1 (the code's hold + 1 = 0) is "nothing": slot m + k
+        rows[index, m + (held.reshape(-1) - 1) % (k + 1)] = 1.0
+        rows[:, -1] = self.busy_value[busy.reshape(-1)]
+        self._agent_rows_table = rows
+        self._loc_rows_table: np.ndarray | None = None
+        if (2 ** k) * b * 2 * self.loc_block <= 1 << 20:
+            content, busy, flag = np.meshgrid(np.arange(2 ** k, dtype=np.int64), np.arange(b), np.arange(2),
+                                              indexing="ij")
+            table = np.zeros((content.size, self.loc_block), dtype=np.float32)
+            table[:, :k] = (content.reshape(-1, 1) >> np.arange(k)) & 1
+            table[:, k] = self.busy_value[busy.reshape(-1)]
+            table[:, k + 1] = flag.reshape(-1)
+            self._loc_rows_table = table
+        top = len(self.life_value) - 1
+        self.n_lives = top + 1
+        table = np.zeros(((self.n_dishes + 1) * self.n_lives, self.order_block), dtype=np.float32)
+        for d in range(self.n_dishes):
+            for life in range(self.n_lives):
+                row = table[(d + 1) * self.n_lives + life]
+                row[d] = 1.0
+                row[self.n_dishes] = 0.0 if life <= 0 else (1.0 if life >= top else self.life_value[life])
+                row[self.n_dishes + 1] = 1.0
+        self._order_rows_table = table
 
     def _compile_orders(self) -> None:
         level = self.level
@@ -349,11 +390,16 @@ class BatchedKitchens:
         self.completed = np.zeros(w, dtype=np.int64)
         self.failed = np.zeros(w, dtype=np.int64)
         self.tau_index = np.zeros(w, dtype=np.int64)
+        self.interval = np.zeros(w, dtype=np.int64)  # the order interval of each kitchen's tau
+        self._asked = np.zeros((w, self.n_dishes), dtype=np.int64)
+        self._ledger: np.ndarray | None = None  # the dense reward's credits paid per order slot and item
         self.seeded = np.zeros((w, len(self.taus)), dtype=bool)
-        self.draws = np.zeros((w, len(self.taus), self.draw_buffer), dtype=np.int64)
+        small = np.int8 if len(self.level.dishes) < 128 else np.int32  # a draw is an index into the level's dish list
+        self.draws = np.zeros((w, len(self.taus), self.draw_buffer), dtype=small)
         self.draw_at = np.zeros((w, len(self.taus)), dtype=np.int64)
         self.draw_len = np.zeros((w, len(self.taus)), dtype=np.int64)  # buffered draws; empty when draw_at reaches it
         self.phi_last = np.zeros(w, dtype=np.float64)
+        self._activated: np.ndarray | None = None  # set by the dense reward: activated place per agent
 
     # ---------------------------------------------------------------- episodes
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -365,12 +411,18 @@ class BatchedKitchens:
         self.draw_at[:] = 0
         self.draw_len[:] = 0
         self._reset_worlds(self._rows, seeds)
+        self._count_asked()
         self._started = True
         return self.observe(), self.masks()
 
     def _reset_worlds(self, rows: np.ndarray, seeds: Sequence[int | None] | None = None) -> None:
         """`KitchenCore.reset` for each of `rows`: draw the tau, seed its stream on first use, clear."""
         n_taus = len(self.taus)
+        if n_taus == 1 and seeds is None:  # no tau to draw: only kitchens never seeded need their generator
+            self.tau_index[rows] = 0
+            rows, everyone = rows[~self.seeded[rows, 0]], rows
+        else:
+            everyone = rows
         for pos, w in enumerate(rows.tolist()):
             rng = self._generators[w]
             k = int(rng.integers(n_taus)) if n_taus > 1 else 0
@@ -382,24 +434,29 @@ class BatchedKitchens:
                 self._streams[(w, k)] = _python_stream(seed)
                 self.draw_at[w, k] = self.draw_len[w, k] = 0  # the buffered draws were of the old stream
             self.tau_index[w] = k
-        self.at[rows] = self.start
-        self.hold[rows] = -1
-        self.agent_busy[rows] = 0
-        self.content[rows] = 0
-        self.served[rows] = 0
-        self.loc_busy[rows] = 0
-        self.gettable[rows] = False
-        self.order_dish[rows] = -1
-        self.order_life[rows] = 0
-        self.order_id[rows] = 0
-        self.time[rows] = 0
-        self.timer[rows] = 0
-        self.next_id[rows] = 0
-        self.completed[rows] = 0
-        self.failed[rows] = 0
+        rows = everyone
+        sel: slice | np.ndarray = slice(None) if rows.size == self.n_worlds else rows
+        self.interval[sel] = self.intervals[self.tau_index[sel]]
+        self.at[sel] = self.start
+        self.hold[sel] = -1
+        self.agent_busy[sel] = 0
+        self.content[sel] = 0
+        self.served[sel] = 0
+        self.loc_busy[sel] = 0
+        self.gettable[sel] = False
+        self.order_dish[sel] = -1
+        self.order_life[sel] = 0
+        self.order_id[sel] = 0
+        self.time[sel] = 0
+        self.timer[sel] = 0
+        self.next_id[sel] = 0
+        self.completed[sel] = 0
+        self.failed[sel] = 0
         self._arrive(rows)
         if self.reward_name == "potential":
             self.phi_last[rows] = self._phi(rows)
+        if self._dense is not None:
+            self._dense.restart(rows)
 
     def _draw(self, rows: np.ndarray) -> np.ndarray:
         """The next dish of each row's current order stream (refilling buffers in Python as needed)."""
@@ -411,7 +468,7 @@ class BatchedKitchens:
                 tau = int(self.tau_index[w])
                 stream = self._streams[(w, tau)]
                 drawn: np.ndarray = np.zeros(0, dtype=np.uint64)
-                while not drawn.size:  # one dish would take 64 unlucky words in a row to come back empty
+                while not drawn.size:  # one dish would take 256 unlucky words in a row to come back empty
                     drawn = stream.random_raw(_RAW_WORDS) >> shift
                     drawn = drawn[drawn < count]
                 self.draws[w, tau, :drawn.size] = drawn
@@ -422,25 +479,32 @@ class BatchedKitchens:
         return np.asarray(self.draw_dish[drawn])
 
     def _arrive(self, rows: np.ndarray) -> None:
-        """A new order in each of `rows` (which have room), inserted at its place in urgency order."""
+        """A new order in each of `rows` (sorted, with room), inserted at its place in urgency order.
+
+        Kitchens started together get their orders in the same steps, so `rows` is often every
+        kitchen: then whole arrays are read and written rather than gathered and scattered."""
         if not rows.size:
             return
+        sel: slice | np.ndarray = slice(None) if rows.size == self.n_worlds else rows
         dish = self._draw(rows)
-        life = self.lifetimes[self.tau_index[rows], dish]
-        ident = self.next_id[rows]
-        self.next_id[rows] = ident + 1
-        od, ol, oi = self.order_dish[rows], self.order_life[rows], self.order_id[rows]
-        valid = od >= 0
-        rank = self.name_rank[np.maximum(od, 0)]
-        new_rank = self.name_rank[dish][:, None]
-        before = valid & ((ol < life[:, None]) | ((ol == life[:, None]) & (rank <= new_rank)))
+        life = self.lifetimes[self.tau_index[sel], dish]
+        ident = self.next_id[sel].copy()  # `sel` may be a slice: a view, which the next line changes
+        self.next_id[sel] = ident + 1
+        od, ol, oi = self.order_dish[sel], self.order_life[sel], self.order_id[sel]
+        rank = np.take(self.name_rank, np.maximum(od, 0))
+        new_rank = np.take(self.name_rank, dish)[:, None]
+        life_col = life[:, None]
+        before = (od >= 0) & ((ol < life_col) | ((ol == life_col) & (rank <= new_rank)))
         pos = before.sum(axis=1)[:, None]
         slots = np.arange(MAX_ACTIVE_ORDERS)[None, :]
-        src = np.where(slots > pos, slots - 1, slots)
+        src = slots - (slots > pos)
+        here = slots == pos
         take = np.take_along_axis
-        self.order_dish[rows] = np.where(slots == pos, dish[:, None], take(od, src, axis=1))
-        self.order_life[rows] = np.where(slots == pos, life[:, None], take(ol, src, axis=1))
-        self.order_id[rows] = np.where(slots == pos, ident[:, None], take(oi, src, axis=1))
+        self.order_dish[sel] = np.where(here, dish[:, None], take(od, src, axis=1))
+        self.order_life[sel] = np.where(here, life_col, take(ol, src, axis=1))
+        self.order_id[sel] = np.where(here, ident[:, None], take(oi, src, axis=1))
+        if self._ledger is not None:
+            self._ledger[sel] = np.where(here[:, :, None], 0, take(self._ledger[sel], src[:, :, None], axis=1))
 
     # ------------------------------------------------------------------ rules
     def _here(self, j: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -482,12 +546,19 @@ class BatchedKitchens:
     def _open_minus_served(self, dish: np.ndarray, rows: np.ndarray) -> np.ndarray:
         """Open orders for `dish` minus copies already waiting on serving tables (the fixed rules' test)."""
         d = np.maximum(dish, 0)
-        orders = self.order_dish if dish.ndim == 1 else self.order_dish[:, None, :]
-        asked = (orders == d[..., None]).sum(axis=-1)
-        waiting = np.zeros(dish.shape, dtype=np.int64)
+        asked = self._asked[rows, d]
         for t in range(len(self.serving)):
-            waiting += self.served[rows, t, d]
-        return np.asarray(asked - waiting)
+            asked = asked - self.served[rows, t, d]
+        return np.asarray(asked)
+
+    def _count_asked(self) -> None:
+        """Open orders per kitchen and dish, ``(W, dishes)``, for the serving test: counted once
+        per state (one `bincount`), since the orders only change between two steps' commands."""
+        if not self.serve_needs_order:
+            return
+        w, d = self.n_worlds, self.n_dishes + 1
+        flat = (self._rows * d)[:, None] + self.order_dish + 1  # an empty slot counts in column 0
+        self._asked = np.bincount(flat.reshape(-1), minlength=w * d).reshape(w, d)[:, 1:]
 
     def _put_ok(self, held: np.ndarray, free: np.ndarray, j: np.ndarray, content: np.ndarray, busy: np.ndarray,
                 rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -521,21 +592,44 @@ class BatchedKitchens:
 
         Only the agent's own location can offer a get, put or activation, so each agent's legal
         set is fixed by its location and five flags; the row for (location, flags) is built once
-        (`_mask_rows`) and every agent of every kitchen looks its row up in one gather."""
+        (`_mask_rows`) and every agent of every kitchen looks its row up in one gather. Where the
+        flags depend on the agent's place and hands alone (no serving test against the open
+        orders, no capped serving table) and the level is small, they are looked up too
+        (`_compile_flag_table`)."""
         rows = self._rows[:, None]
         j = self.at
         free = self.agent_busy == 0
         content, busy, gettable = self._here(j, rows)
-        hold = self.hold
+        if self._flag_table is not None:
+            index = ((j << self.n_items) | content) * (self.n_items + 1) + self.hold + 1
+            index = ((index * 2 + free) * 2 + (busy == 0)) * 2 + gettable
+            return np.take(self._mask_rows, np.take(self._flag_table, index), axis=0)
+        return np.take(self._mask_rows, j * 32 + self._flags(j, content, busy, gettable, self.hold, free, rows), axis=0)
+
+    def _flags(self, j: np.ndarray, content: np.ndarray, busy: np.ndarray, gettable: np.ndarray, hold: np.ndarray,
+               free: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """The five flags of `_build_mask_rows` for agents at `j` holding `hold` (any shape)."""
         empty = free & (busy == 0) & (hold < 0)
         role = np.take(self.role, j)
         take = empty & gettable
-        code = j * 32 + free
+        code = free.astype(np.int64)
         code += (take & (role == _STORAGE)) * 2
         code += (take & (role != _STORAGE) & (_popcount(content, self.n_items) == 1)) * 4
         code += (empty & (content != 0) & (self._product(j, content) >= 0)) * 8
         code += self._put_ok(hold, free, j, content, busy, rows)[0] * 16
-        return np.take(self._mask_rows, code, axis=0)
+        return code
+
+    def _compile_flag_table(self) -> None:
+        """``place * 32 + flags`` for every (place, content, held item, free, place idle, gettable), when
+        that is all the flags depend on and the table has at most 2M entries; else None."""
+        self._flag_table: np.ndarray | None = None
+        k, m = self.n_items, self.n_locs
+        if self.serve_needs_order or self.serving_capped or m * (2 ** k) * (k + 1) * 8 > 1 << 21:
+            return
+        j, content, held, free, idle, gettable = (g.reshape(-1) for g in np.meshgrid(
+            np.arange(m), np.arange(2 ** k), np.arange(k + 1), [0, 1], [0, 1], [0, 1], indexing="ij"))
+        flags = self._flags(j, content, 1 - idle, gettable.astype(bool), held - 1, free.astype(bool), j)
+        self._flag_table = (j * 32 + flags).astype(np.int32)
 
     def _build_mask_rows(self) -> np.ndarray:
         """One legal-action row per (location, flags): noop always; goto if free; then the location's
@@ -559,63 +653,92 @@ class BatchedKitchens:
         return np.ascontiguousarray(out[:, :size])
 
     def _execute(self, actions: np.ndarray) -> np.ndarray:
-        """Each agent's command in agent order, all kitchens at once; returns the accepted flags."""
-        r = self._rows
-        accepted = np.ones((self.n_worlds, self.n_agents), dtype=bool)
+        """Each agent's command in agent order, all kitchens at once; returns the accepted flags.
+
+        A noop or goto is settled over all kitchens in two array operations; a get, put or
+        activation needs the location's state, so only the kitchens whose agent issues one at its
+        own place (usually a minority) are gathered and worked on. Accepted activations are kept
+        in `_activated` (the place per agent, -1 for none) for the dense reward."""
+        accepted = np.empty((self.n_worlds, self.n_agents), dtype=bool)
+        activated = self._activated
         for a in range(self.n_agents):
             act = actions[:, a]
-            verb = self.a_verb[act]
-            j = self.a_loc[act]
+            verb = np.take(self.a_verb, act)
+            j = np.take(self.a_loc, act)
             free = self.agent_busy[:, a] == 0
-            ok = np.ones(self.n_worlds, dtype=bool)
-            goto = verb == _GOTO
-            if goto.any():
-                moved = goto & free
-                self.at[moved, a] = j[moved]
-                ok[goto] = free[goto]
-            rest = (verb >= _GET) & (self.at[:, a] == j)  # the position check comes first for these verbs
-            ok[verb >= _GET] = False
-            if not rest.any():
-                accepted[:, a] = ok
-                continue
-            content, busy, gettable = self._here(j, r)
-            empty = free & (self.hold[:, a] < 0) & (busy == 0)
-            get = rest & (verb == _GET) & gettable & empty
-            role = self.role[j]
-            from_storage = get & (role == _STORAGE)
-            if from_storage.any():
-                self.hold[from_storage, a] = self.a_item[act[from_storage]]
-            from_tool = get & (role != _STORAGE) & (content != 0) & (_popcount(content, self.n_items) == 1)
-            if from_tool.any():
-                rows, cols = r[from_tool], j[from_tool]
-                self.hold[rows, a] = np.log2(content[from_tool]).astype(np.int64)
-                self.content[rows, cols] = 0
-                self.gettable[rows, cols] &= ~self.after[cols]
-            activate = rest & (verb == _ACTIVATE) & empty & (content != 0)
-            if activate.any():
-                product = self._product(j, content)
-                activate &= product >= 0
-                rows, cols = r[activate], j[activate]
-                self.content[rows, cols] = np.left_shift(1, product[activate])
-                cook = self.cook[cols]
-                self.loc_busy[rows, cols] = cook
-                watch = self.watch[cols]
-                self.agent_busy[rows[watch], a] = cook[watch]
-                self.gettable[rows, cols] |= self.after[cols]
-            put = rest & (verb == _PUT)
-            if put.any():
-                can, inside = self._put_ok(self.hold[:, a], free, j, content, busy, r)
-                put &= can
-                rows, cols = r[put], j[put]
-                item = self.hold[rows, a]
-                serving = self.role[cols] == _SERVING
-                np.add.at(self.served, (rows[serving], self.serving_slot[cols[serving]], self.item_dish[item[serving]]), 1)
-                tool = (self.role[cols] == _TOOL) & ~inside[put]
-                self.content[rows[tool], cols[tool]] |= np.left_shift(1, item[tool])
-                self.hold[rows, a] = -1
-            ok |= from_storage | from_tool | activate | put
+            at = self.at[:, a]
+            moved = (verb == _GOTO) & free
+            np.copyto(at, j, where=moved)
+            ok = (verb == _NOOP) | moved
+            rows = np.flatnonzero((verb >= _GET) & (at == j))  # the position check comes first for these verbs
+            if activated is not None:
+                activated[:, a] = -1
+            if rows.size:
+                ok[rows] = self._act_here(a, rows, verb[rows], j[rows], act[rows], free[rows])
             accepted[:, a] = ok
         return accepted
+
+    def _execute_shuffled(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """`_execute` in a fresh order per kitchen, as the single env's ``order="shuffle"``.
+
+        Each kitchen draws its permutation from its own generator (the one its tau draws come
+        from, as the single env draws from its `np_random`), so the draws are a Python loop over
+        kitchens, about a microsecond each. The agents' columns are permuted, run in column order
+        and put back. Returns the accepted flags by agent and in execution order."""
+        perm = np.stack([g.permutation(self.n_agents) for g in self._generators])
+        back = np.argsort(perm, axis=1)
+        columns = (self.at, self.hold, self.agent_busy)
+        for array in columns:
+            array[...] = np.take_along_axis(array, perm, axis=1)
+        in_order = self._execute(np.take_along_axis(actions, perm, axis=1))
+        for array in columns:
+            array[...] = np.take_along_axis(array, back, axis=1)
+        return np.take_along_axis(in_order, back, axis=1), in_order
+
+    def _act_here(self, a: int, rows: np.ndarray, verb: np.ndarray, j: np.ndarray, act: np.ndarray,
+                  free: np.ndarray) -> np.ndarray:
+        """Agent `a`'s get, put or activation at its own place `j` in kitchens `rows`; whether each worked."""
+        content, busy, gettable = self._here(j, rows)
+        held = self.hold[rows, a]
+        empty = free & (held < 0) & (busy == 0)
+        role = np.take(self.role, j)
+        get = (verb == _GET) & gettable & empty
+        from_storage = get & (role == _STORAGE)
+        if from_storage.any():
+            self.hold[rows[from_storage], a] = np.take(self.a_item, act[from_storage])
+        from_tool = get & (role != _STORAGE) & (content != 0) & (_popcount(content, self.n_items) == 1)
+        if from_tool.any():
+            where, cols = rows[from_tool], j[from_tool]
+            self.hold[where, a] = np.log2(content[from_tool]).astype(np.int64)
+            self.content[where, cols] = 0
+            self.gettable[where, cols] &= ~self.after[cols]
+        activate = (verb == _ACTIVATE) & empty & (content != 0)
+        if activate.any():
+            product = self._product(j, content)
+            activate &= product >= 0
+            where, cols = rows[activate], j[activate]
+            self.content[where, cols] = np.left_shift(1, product[activate])
+            cook = self.cook[cols]
+            self.loc_busy[where, cols] = cook
+            watch = self.watch[cols]
+            self.agent_busy[where[watch], a] = cook[watch]
+            self.gettable[where, cols] |= self.after[cols]
+            if self._activated is not None:
+                self._activated[where, a] = cols
+        put = verb == _PUT
+        if put.any():
+            can, inside = self._put_ok(held, free, j, content, busy, rows)
+            put &= can
+            where, cols = rows[put], j[put]
+            item = held[put]
+            serving = self.role[cols] == _SERVING
+            if serving.any():
+                np.add.at(self.served, (where[serving], self.serving_slot[cols[serving]],
+                                        self.item_dish[item[serving]]), 1)
+            tool = (self.role[cols] == _TOOL) & ~inside[put]
+            self.content[where[tool], cols[tool]] |= np.left_shift(1, item[tool])
+            self.hold[where, a] = -1
+        return np.asarray(from_storage | from_tool | activate | put)
 
     def _settle(self) -> tuple[np.ndarray, np.ndarray]:
         """`OrderBook.settle`: expire and serve; returns (orders completed, failures counted) per kitchen.
@@ -626,12 +749,21 @@ class BatchedKitchens:
         w = self.n_worlds
         expiring = (ol == 0) & (od >= 0)
         done = np.zeros(od.shape, dtype=bool)
-        waiting = np.flatnonzero(self.served.reshape(w, -1).any(axis=1))
+        live_orders = od >= 0
+        if self.rules.expire_before_serve:  # what expires now fails before any dish is counted
+            live_orders &= ~expiring
+        # only kitchens with a dish waiting that some open order asks for can serve: dishes no
+        # order wants pile up on the tables (the reference rules take them), so most kitchens of a
+        # long random run have a dish waiting, and the sequential loop below is kept to the few
+        n_tables, n_dishes = len(self.serving), self.n_dishes
+        flat = (self._rows * (n_tables * n_dishes))[:, None] + np.maximum(od, 0)
+        servable = np.zeros(od.shape, dtype=bool)
+        for t in range(n_tables):
+            servable |= np.take(self.served, flat + t * n_dishes) > 0
+        waiting = np.flatnonzero((live_orders & servable).any(axis=1))
         if waiting.size:
             dishes = od[waiting]
-            open_ = dishes >= 0
-            if self.rules.expire_before_serve:  # what expires now fails before any dish is counted
-                open_ &= ~expiring[waiting]
+            open_ = live_orders[waiting]
             served = self.served[waiting]
             rows = np.arange(waiting.size)
             took = np.zeros(dishes.shape, dtype=bool)
@@ -650,30 +782,45 @@ class BatchedKitchens:
             done[waiting] = took
         failed = expiring & ~done
         removed = done | failed
-        if not removed.any():
-            zeros = np.zeros(w, dtype=np.int64)
-            return zeros, zeros
-        n_done = done.sum(axis=1)
-        n_failed = failed.sum(axis=1)
-        if self.rules.count_failures_per_step:
-            n_failed = (n_failed > 0).astype(np.int64)
-        order = np.argsort(removed, axis=1, kind="stable")
-        keep = ~np.take_along_axis(removed, order, axis=1)
-        self.order_dish = np.where(keep, np.take_along_axis(od, order, axis=1), -1)
-        self.order_life = np.where(keep, np.take_along_axis(ol, order, axis=1), 0)
-        self.order_id = np.where(keep, np.take_along_axis(self.order_id, order, axis=1), 0)
+        hit = np.flatnonzero(removed.any(axis=1))
+        n_done = np.zeros(w, dtype=np.int64)
+        n_failed = np.zeros(w, dtype=np.int64)
+        if not hit.size:
+            return n_done, n_failed
+        sel: slice | np.ndarray = slice(None) if hit.size == w else hit  # expiries come in step across kitchens
+        gone = removed[sel]
+        n_done[sel] = done[sel].sum(axis=1)
+        lost = failed[sel].sum(axis=1)
+        n_failed[sel] = (lost > 0) if self.rules.count_failures_per_step else lost
+        # the orders left keep their order and move to the front: kept slot s goes to the number of
+        # kept slots before it (a scatter, not a sort: sorting ten thousand short rows is slow)
+        line, slot = np.nonzero(~gone)
+        dest = (np.cumsum(~gone, axis=1) - 1)[line, slot]
+        for name, empty in (("order_dish", -1), ("order_life", 0), ("order_id", 0)):
+            array = getattr(self, name)
+            old = array[sel]
+            packed = np.full(old.shape, empty, dtype=old.dtype)
+            packed[line, dest] = old[line, slot]
+            array[sel] = packed
+        if self._ledger is not None:
+            old = self._ledger[sel]
+            packed = np.zeros_like(old)
+            packed[line, dest] = old[line, slot]
+            self._ledger[sel] = packed
         self.completed += n_done
         self.failed += n_failed
         return n_done, n_failed
 
     def _tick(self) -> None:
-        """`OrderBook.tick`: lifetimes drop, the interval timer runs, an order may arrive."""
-        self.order_life -= self.order_dish >= 0
+        """`OrderBook.tick`: lifetimes drop, the interval timer runs, an order may arrive.
+
+        Open orders always fill the first slots (settling and arrivals keep them packed), so a
+        kitchen has room for an order exactly when its last slot is empty."""
+        np.subtract(self.order_life, self.order_dish >= 0, out=self.order_life)
         self.timer += 1
-        due = self.timer == self.intervals[self.tau_index]
+        due = self.timer == self.interval
         self.timer[due] = 0
-        room = (self.order_dish >= 0).sum(axis=1) < MAX_ACTIVE_ORDERS
-        self._arrive(self._rows[due & room])
+        self._arrive(np.flatnonzero(due & (self.order_dish[:, -1] < 0)))
 
     def _phi(self, rows: np.ndarray) -> np.ndarray:
         """`RecipeProgress` for `rows`: recipe-tree nodes lying in the kitchen toward the open orders."""
@@ -696,14 +843,21 @@ class BatchedKitchens:
         if actions.min() < 0 or actions.max() >= self.n_actions:
             raise ValueError(f"action indices must lie in [0, {self.n_actions})")
         before_completed, before_failed = self.completed.copy(), self.failed.copy()
-        accepted = self._execute(actions)
+        if self.shuffle:
+            accepted, in_order = self._execute_shuffled(actions)
+        else:
+            accepted = in_order = self._execute(actions)
         np.subtract(self.agent_busy, 1, out=self.agent_busy, where=self.agent_busy > 0)
         np.subtract(self.loc_busy, 1, out=self.loc_busy, where=self.loc_busy > 0)
         self._settle()
         self.time += 1
         self._tick()
-        rewards = ((self.completed - before_completed) - (self.failed - before_failed)).astype(np.float64)
+        done, failed = self.completed - before_completed, self.failed - before_failed
         dones = self.time >= self.max_steps
+        if self._dense is not None:
+            rewards = self._dense.reward(done, failed, in_order, dones)
+        else:
+            rewards = (done - failed).astype(np.float64)
         if self.reward_name == "potential":
             now = np.where(dones, 0.0, self._phi(self._rows))
             rewards = rewards + (self.gamma * now - self.phi_last)
@@ -715,46 +869,45 @@ class BatchedKitchens:
             active = (self.order_dish >= 0).sum(axis=1)
             final_counts = np.stack([self.completed, self.failed, active], axis=1)
             self._reset_worlds(self._rows[dones])
+        self._count_asked()
         return BatchStep(self.observe(), self.masks(), rewards, dones, accepted, final_obs, final_counts)
 
     def observe(self) -> np.ndarray:
         """``(W, obs size)`` float32: `Observer.encode` of each kitchen (no agent id: the joint view).
 
-        One-hot features are written through flat indices (one scatter per kind for all agents or
-        order slots), content bits by unpacking the bitmasks: NumPy pays per call, not per kitchen."""
-        w, k = self.n_worlds, self.n_items
-        out = np.zeros((w, self.obs_size), dtype=np.float32)
-        flat = out.reshape(-1)
-        start = self._row_starts
-        out[:, 0] = self.time_value[np.minimum(self.time, self.max_steps)]
-        out[:, 1] = self.interval_value[self.tau_index]
-        flat[start + self._agent_bases + self.at] = 1.0
-        hold = self.hold
-        flat[start + self._held_bases + np.where(hold >= 0, hold, k)] = 1.0
-        out[:, self._agent_busy_cols] = self.busy_value[self.agent_busy]
-        # the location blocks are built contiguous, then copied in at once: content bits from a table
-        # of bit rows (or unpacked, for levels with many items), busy and gettable columns written after
-        if self._bit_rows is not None:
-            locs = np.take(self._bit_rows, self.content, axis=0)
+        Each agent, location and order slot is a block that depends on a few small numbers (place,
+        held item, busy counter; content, busy, gettable; dish, lifetime), so each block is looked
+        up whole from a table built once (`_compile_blocks`): one gather per kind of block, then
+        one copy into the output (a gather into a strided view of it is three times slower)."""
+        w = self.n_worlds
+        out = np.zeros((w, self.obs_size), dtype=np.float32)  # the agent id columns stay 0
+        out[:, 0] = np.take(self.time_value, np.minimum(self.time, self.max_steps))
+        out[:, 1] = np.take(self.interval_value, self.tau_index)
+        agents = out[:, self.agents_at:self.locs_at].reshape(w, self.n_agents, self.agent_block)
+        code = (self.at * (self.n_items + 1) + self.hold + 1) * self.n_busy + self.agent_busy
+        agents[...] = np.take(self._agent_rows_table, code, axis=0)
+        locs = out[:, self.locs_at:self.orders_at].reshape(w, self.n_locs, self.loc_block)
+        if self._loc_rows_table is not None:
+            code = (self.content * self.n_busy + self.loc_busy) * 2 + self.gettable
+            locs[...] = np.take(self._loc_rows_table, code, axis=0)
+            locs[:, self.always_locs, self.n_items + 1] = 1.0
         else:
-            locs = np.zeros((w, self.n_locs, self.loc_block), dtype=np.float32)
-            locs[:, :, :k] = np.unpackbits(self.content[:, :, None].view(np.uint8), axis=2, count=k, bitorder="little")
+            self._locs_unpacked(locs)
         for t, j in enumerate(self.serving):
             counts = np.minimum(self.served[:, t], len(self.served_value) - 1)
             locs[:, j, self.dish_item] = np.take(self.served_value, counts)
-        locs[:, :, k] = np.take(self.busy_value, self.loc_busy)
-        locs[:, self.after_locs, k + 1] = self.gettable[:, self.after_locs]
-        locs[:, self.always_locs, k + 1] = 1.0
-        out[:, self.locs_at:self.orders_at] = locs.reshape(w, -1)
-        dish = self.order_dish
-        valid = dish >= 0
-        flat[start + self._order_bases + np.maximum(dish, 0)] = valid  # an empty slot writes 0 over 0
-        life = self.order_life
-        top = len(self.life_value) - 1
-        value = np.where(life >= top, 1.0, self.life_value[np.clip(life, 0, top)])
-        out[:, self._order_life_cols] = np.where(valid & (life > 0), value, 0.0)
-        out[:, self._order_used_cols] = valid
+        orders = out[:, self.orders_at:self._id_at].reshape(w, MAX_ACTIVE_ORDERS, self.order_block)
+        code = (self.order_dish + 1) * self.n_lives + np.minimum(self.order_life, self.n_lives - 1)
+        orders[...] = np.take(self._order_rows_table, code, axis=0)
         return out
+
+    def _locs_unpacked(self, locs: np.ndarray) -> None:
+        """The location blocks of levels with too many items for a table: content bits unpacked."""
+        k = self.n_items
+        locs[:, :, :k] = np.unpackbits(self.content[:, :, None].view(np.uint8), axis=2, count=k, bitorder="little")
+        locs[:, :, k] = np.take(self.busy_value, self.loc_busy)
+        locs[:, :, k + 1] = self.gettable & self.after
+        locs[:, self.always_locs, k + 1] = 1.0
 
     def counts(self) -> np.ndarray:
         """``(W, 3)``: completed, failed and open orders of each kitchen's current episode."""

@@ -32,9 +32,9 @@ from cuisineworld.adapter.rl.batched import BatchedKitchens
 class BatchedVecEnv(VecEnv):
     def __init__(self, level: str | Level, n_agents: int, num_envs: int, tau: float | Sequence[float] = 1.0,
                  rules: str = "reference", max_steps: int | None = None, reward: str = "sparse",
-                 gamma: float = 0.99) -> None:
+                 gamma: float = 0.99, order: str = "agent") -> None:
         self.kitchens = BatchedKitchens(level, n_agents, num_envs, tau=tau, rules=rules, max_steps=max_steps,
-                                        reward=reward, gamma=gamma)
+                                        reward=reward, gamma=gamma, order=order)
         self.render_mode = None
         observation = spaces.Box(0.0, 1.0, shape=(self.kitchens.obs_size,), dtype=np.float32)
         action = spaces.MultiDiscrete([self.kitchens.n_actions] * n_agents)
@@ -109,10 +109,10 @@ class BatchedVecEnv(VecEnv):
 
 def make_batched_vec_env(level: str | Level, n_agents: int, num_envs: int, tau: float | Sequence[float] = 1.0,
                          rules: str = "reference", max_steps: int | None = None, reward: str = "sparse",
-                         gamma: float = 0.99, seed: int | None = None) -> VecMonitor:
+                         gamma: float = 0.99, seed: int | None = None, order: str = "agent") -> VecMonitor:
     """`BatchedVecEnv` in `VecMonitor` (episode return and length in the logs), seeded for its first reset."""
     venv = BatchedVecEnv(level, n_agents, num_envs, tau=tau, rules=rules, max_steps=max_steps, reward=reward,
-                         gamma=gamma)
+                         gamma=gamma, order=order)
     if seed is not None:
         venv.seed(seed)
     return VecMonitor(venv)

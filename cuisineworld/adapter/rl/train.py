@@ -45,6 +45,8 @@ ALGOS = ("maskable-ppo",)
 BACKENDS = ("sb3", "rllib")
 POLICY_MODES = ("shared", "per-agent")  # rllib: one network for all agents, or one each
 POLICY_FILE = "policy.json"
+VECS = ("single", "batched")  # sb3: one CuisineJointEnv per env in SB3's vector env, or BatchedKitchens
+MAX_SINGLE_ENVS = 256
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,7 @@ class TrainConfig:
     ray_address: str | None = None  # rllib only: None starts a local Ray
     ray_cpus: int | None = None  # rllib only, local Ray: CPUs it may use (None: 1 + env_runners)
     env_runners: int = 0  # rllib only: 0 samples in this process
+    vec: str = "single"  # sb3 only: "batched" steps all n_envs kitchens as NumPy arrays (`batched_vec`)
 
     def check(self) -> None:
         """Refuse what cannot run, with one readable line (before any heavy import)."""
@@ -96,6 +99,14 @@ class TrainConfig:
         if self.steps < 1 or self.n_envs < 1 or not self.taus:
             raise ValueError("steps, envs and taus must be positive")
         load_level(self.level, self.rules)  # a bad level name or file fails here
+        if self.vec not in VECS:
+            raise ValueError(f"--vec must be one of {', '.join(VECS)}, not {self.vec!r}")
+        if self.vec == "batched":
+            from cuisineworld.adapter.rl.batched_vec import check_batched
+
+            check_batched(self)
+        elif self.n_envs > MAX_SINGLE_ENVS:
+            raise ValueError(f"--envs above {MAX_SINGLE_ENVS} needs --vec batched (one process steps every env)")
 
     def make_env(self, index: int = 0) -> CuisineJointEnv:
         return CuisineJointEnv(self.level, n_agents=self.agents, tau=self.taus, rules=self.rules,
@@ -133,6 +144,7 @@ def train(config: TrainConfig, on_progress: Callable[[int], None] | None = None)
     from stable_baselines3.common.env_util import make_vec_env
     from stable_baselines3.common.logger import configure
     from stable_baselines3.common.utils import set_random_seed
+    from stable_baselines3.common.vec_env import VecEnv
 
     from cuisineworld.adapter.rl.callbacks import CompletionLogger, ProgressHook
 
@@ -140,7 +152,12 @@ def train(config: TrainConfig, on_progress: Callable[[int], None] | None = None)
     set_random_seed(config.seed)
     out = Path(config.out)
     out.mkdir(parents=True, exist_ok=True)
-    venv = make_vec_env(config.make_env, n_envs=config.n_envs, seed=config.seed)
+    if config.vec == "batched":
+        from cuisineworld.adapter.rl.batched_vec import make_training_venv
+
+        venv: VecEnv = make_training_venv(config)
+    else:
+        venv = make_vec_env(config.make_env, n_envs=config.n_envs, seed=config.seed)
     formats = ["csv"] + (["tensorboard"] if _has_tensorboard() else [])
     model = MaskablePPO("MlpPolicy", venv, learning_rate=config.learning_rate, n_steps=config.n_steps,
                         batch_size=config.batch_size, n_epochs=config.n_epochs, gamma=config.gamma,

@@ -34,11 +34,12 @@ class Tally:
 
 
 def _play_against_engine(level: str, rules: str, n_agents: int, worlds: int, steps: int, taus: tuple[float, ...],
-                         reward: str, seed: int, p_planner: float, p_illegal: float) -> Tally:
+                         reward: str, seed: int, p_planner: float, p_illegal: float, order: str = "agent") -> Tally:
     """Kitchen i follows the planner with probability `p_planner` (the even ones; the odd ones play
     randomly), and any agent's action is drawn from all actions with probability `p_illegal`."""
-    batch = BatchedKitchens(level, n_agents, worlds, tau=taus, rules=rules, reward=reward)
-    envs = [CuisineJointEnv(level, n_agents=n_agents, tau=taus, rules=rules, reward=reward) for _ in range(worlds)]
+    batch = BatchedKitchens(level, n_agents, worlds, tau=taus, rules=rules, reward=reward, order=order)
+    envs = [CuisineJointEnv(level, n_agents=n_agents, tau=taus, rules=rules, reward=reward, order=order)
+            for _ in range(worlds)]
     planners = [make_policy("planner") for _ in range(worlds)]
     obs, masks = batch.reset(seed=seed)
     assert np.array_equal(obs, np.stack([env.reset(seed=seed + i)[0] for i, env in enumerate(envs)]))
@@ -150,10 +151,10 @@ def test_vector_env_api_autoreset_and_seeds():
 
 
 def test_batched_refuses_what_it_cannot_run():
-    with pytest.raises(ValueError, match="agent order only"):
-        BatchedKitchens("level_1", 2, 4, order="shuffle")
-    with pytest.raises(ValueError, match="computes the rewards sparse, potential"):
-        BatchedKitchens("level_1", 2, 4, reward="dense")
+    with pytest.raises(ValueError, match="agent or shuffle order"):
+        BatchedKitchens("level_1", 2, 4, order="random")
+    with pytest.raises(ValueError, match="computes the rewards sparse, potential, dense, not 'dense-v1'"):
+        BatchedKitchens("level_1", 2, 4, reward="dense-v1")
     kitchens = BatchedKitchens("level_1", 2, 4)
     with pytest.raises(RuntimeError, match="reset"):
         kitchens.step(np.zeros((4, 2), dtype=np.int64))
