@@ -14,9 +14,10 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from mindagent.core.domain import DomainBase, ReferenceFigures, SpecError
+from mindagent.core.domain import DomainBase, DomainSession, ReferenceFigures, SpecError
 from mindagent.core.spec import GameSpec
 from mindagent.dispatch.policy import Policy, RandomLegalPolicy
+from minecraft.families.levels import FamilyPlanner, expand_levels, is_family_level, make_family_session, validate_family
 from minecraft.server_process import MC_VERSION, STEP_TICKS, KitchenConfig, ServerAddress, is_loopback
 from minecraft.session import AGENT_NAMES, MinecraftSession
 
@@ -53,6 +54,8 @@ class MinecraftDomain(DomainBase):
         unknown = sorted(set(spec.options) - set(OPTIONS))
         if unknown:
             raise SpecError(f"{self.name} has no setting {', '.join(unknown)}")
+        if spec.level not in (None, LEVEL) and is_family_level(spec.level):
+            return validate_family(spec, self.name)
         if spec.level not in (None, LEVEL):
             raise SpecError(f"{self.name} has one kitchen ({LEVEL!r}); --level {spec.level} is not one of its levels")
         if spec.rules != "reference":
@@ -77,7 +80,9 @@ class MinecraftDomain(DomainBase):
                 raise SpecError(f"{self.name}: {flag} sets the embedded server; it cannot change a server at --mc-host")
         return spec.with_(domain=self.name, level=LEVEL)
 
-    def make_session(self, spec: GameSpec) -> MinecraftSession:
+    def make_session(self, spec: GameSpec) -> DomainSession:
+        if is_family_level(spec.level):
+            return make_family_session(spec)
         o = spec.options
         version = str(o.get("mc_version") or MC_VERSION)
         steps = spec.steps or DEFAULT_STEPS
@@ -118,7 +123,7 @@ class MinecraftDomain(DomainBase):
         if name == "planner":
             from minecraft.planner import MinecraftPlanner
 
-            return MinecraftPlanner()
+            return FamilyPlanner(MinecraftPlanner())
         if name == "random":
             return RandomLegalPolicy(seed)
         raise SpecError(f"{self.name} has no built-in {name!r} dispatcher")
@@ -143,8 +148,12 @@ class MinecraftDomain(DomainBase):
 
     def parse_levels(self, text: str) -> list[str]:
         names = [t.strip() for t in text.split(",") if t.strip()]
+        family = [level for n in names for level in expand_levels(n)]
+        if family and all(expand_levels(n) for n in names):
+            return family
         if any(n not in (LEVEL, "all", "paper") for n in names) or not names:
-            raise SpecError(f"{self.name} has one kitchen: use --levels {LEVEL}")
+            raise SpecError(f"{self.name} has one kitchen and the construction family: use --levels {LEVEL} or "
+                            "--levels construction:easy (or construction:<band>:<seed>, ...)")
         return [LEVEL]
 
 

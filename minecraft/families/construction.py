@@ -85,6 +85,7 @@ class ConstructionSession(DomainSession):
         self.origin: tuple[int, int, int] = (0, 0, 0)
         self.chest_pos: list[int] = []
         self._step = 0
+        self._gained = self._lost = 0
         self._started = False
         self.vhr = 0.0
 
@@ -117,6 +118,7 @@ class ConstructionSession(DomainSession):
         self.world = BuildWorld.fresh(self.blueprint, self.agents)
         self._read_site(state)
         self._step = 0
+        self._gained = self._lost = 0
 
     def _read_site(self, state: dict[str, Any]) -> None:
         """The server's site and chest become the model's (the truth C is computed from)."""
@@ -139,13 +141,19 @@ class ConstructionSession(DomainSession):
             elif cmd is not None and isinstance(outcome, ActionDone) and cmd.verb == "place" and cmd.material:
                 self.world.inventory[cmd.agent][cmd.material] -= 1
         self._step += 1
+        right_before = self._right()
         self._read_site(await self.server.admin("site state", timeout=SITE_TIMEOUT_S))
+        right_now = self._right()
+        gained, lost = sorted(right_now - right_before), sorted(right_before - right_now)
+        self._gained += len(gained)
+        self._lost += len(lost)
         verdicts = [Verdict(text.strip(), isinstance(o, ActionDone), None if isinstance(o, ActionDone) else o, _line(o))
                     for text, o in zip(commands, outcomes, strict=True)]
         notes = [v.text for v in verdicts if v.text]
         notes.append(f"Blueprint: {self._correct()} of {len(self.blueprint.blocks)} blocks right "
                      f"(C {self.score:.2f}, view hit rate {self.vhr:.2f}).")
-        return DomainStep(verdicts, notes)
+        want = self.blueprint.at()
+        return DomainStep(verdicts, notes, [_label(want[p]) for p in gained], [_label(want[p]) for p in lost])
 
     async def _run(self, cmd: Any) -> Outcome:
         if cmd.verb == "noop":
@@ -177,7 +185,7 @@ class ConstructionSession(DomainSession):
         least one), a place of each blueprint block this bot can put now, a dig of each wrong block."""
         name = self.agents[agent]
         out = [f"noop({name})"]
-        missing = self._missing()
+        missing = self.missing()
         for material, n in sorted(self.world.chest.items()):
             if n > 0:
                 out.append(f"take({name}, {material}, {max(1, min(64, missing.get(material, 0)))})")
@@ -194,7 +202,7 @@ class ConstructionSession(DomainSession):
                 out.append(f"dig({name}, {pos[0]}, {pos[1]}, {pos[2]})")
         return out
 
-    def _missing(self) -> dict[str, int]:
+    def missing(self) -> dict[str, int]:
         """Materials the unbuilt part still needs beyond what the bots carry."""
         need: dict[str, int] = {}
         for block in self.blueprint.blocks:
@@ -214,6 +222,13 @@ class ConstructionSession(DomainSession):
             return parse_build_command(text, self.agents).text
         except BuildSyntaxError as exc:
             raise CommandError(str(exc)) from None
+
+    def agent_of(self, command: str) -> int | None:
+        """The agent a command names; names match ignoring case, as the parser does."""
+        try:
+            return self.agents.index(parse_build_command(command, self.agents).agent)
+        except BuildSyntaxError:
+            return super().agent_of(command)
 
     def idle_command(self, agent: int) -> str:
         return f"noop({self.agents[agent]})"
@@ -257,10 +272,18 @@ class ConstructionSession(DomainSession):
             director="Your foreman says")
 
     def orders_snapshot(self) -> list[dict[str, Any]]:
-        return []
+        """The blueprint blocks not yet right, bottom layer first: a construction task's open work."""
+        left = self.max_steps - self._step
+        return [{"id": k, "dish": f"{b.material}{' facing ' + b.facing if b.facing else ''} at ({b.x}, {b.y}, {b.z})",
+                 "lifetime": left}
+                for k, b in enumerate(build_order(self.blueprint))
+                if self.world.site.get(b.pos) != Placed(b.material, b.facing)]
+
+    def _right(self) -> set[Position]:
+        return {b.pos for b in self.blueprint.blocks if self.world.site.get(b.pos) == Placed(b.material, b.facing)}
 
     def _correct(self) -> int:
-        return sum(1 for b in self.blueprint.blocks if self.world.site.get(b.pos) == Placed(b.material, b.facing))
+        return len(self._right())
 
     @property
     def score(self) -> float:
@@ -277,12 +300,17 @@ class ConstructionSession(DomainSession):
 
     @property
     def counts(self) -> Counts:
-        """Blueprint blocks as the units of work: right ones completed, the rest still open."""
-        right = self._correct()
-        return Counts(completed=right, failed=0, active=len(self.blueprint.blocks) - right)
+        """Blueprint blocks as the units of work: completed counts each time one came to stand right,
+        failed each time a right one was lost (dug or replaced), active the ones not right now; so
+        completed - failed is the blocks right now and C = that over the blueprint's size."""
+        return Counts(completed=self._gained, failed=self._lost, active=len(self.blueprint.blocks) - self._correct())
 
     def episode_header(self) -> dict[str, Any]:
         return {"family": FAMILY, "blueprint": self.blueprint.model_dump(mode="json", by_alias=True)}
+
+
+def _label(block: Any) -> str:
+    return f"{block.material} at ({block.x}, {block.y}, {block.z})"
 
 
 def _line(outcome: Outcome | None) -> str:

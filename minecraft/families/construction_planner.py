@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from minecraft.families.blueprint import Block
 from minecraft.families.build_commands import parse_build_command
 from minecraft.families.build_world import check_one
 from minecraft.families.construction import ConstructionSession
@@ -32,7 +33,7 @@ class ConstructionPlanner:
         todo = [b for b in build_order(bp) if world.site.get(b.pos) != Placed(b.material, b.facing)]
         wrong = sorted(p for p, placed in world.site.items()
                        if p not in want or Placed(want[p].material, want[p].facing) != placed)
-        lacking = Counter(session._missing())
+        lacking = Counter(session.missing())
         claimed: set[tuple[int, int, int]] = set()
         out: list[str] = []
         for name in session.agents:
@@ -40,7 +41,7 @@ class ConstructionPlanner:
         return out
 
     @staticmethod
-    def _one(session: ConstructionSession, name: str, before: dict[tuple[int, int, int], str], todo: list,  # type: ignore[type-arg]
+    def _one(session: ConstructionSession, name: str, before: dict[tuple[int, int, int], str], todo: list[Block],
              wrong: list[tuple[int, int, int]], lacking: Counter[str], claimed: set[tuple[int, int, int]]) -> str:
         for block in todo:
             if block.pos in claimed:
