@@ -104,6 +104,9 @@ class MinecraftDomain(DomainBase):
         """Said before a run: the kitchen clock the results depend on, and a warning when the
         embedded world listens beyond this machine."""
         o = spec.options
+        if is_family_level(spec.level):
+            return [f"Minecraft {spec.level}: embedded server, scored by the completion rate C (blocks right / "
+                    "blueprint blocks) read from the server's site"]
         if o.get("mc_host"):
             return [f"Minecraft: the server at {o['mc_host']}:{o.get('mc_port') or 25565} has no kitchen clock of "
                     "ours: real time (recorded as clock realtime)"]
@@ -133,6 +136,10 @@ class MinecraftDomain(DomainBase):
 
     def process_metrics(self, header: Mapping[str, Any], steps: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         """No replay offline (a live world), so only what the steps say: orders per bot's deliveries."""
+        if header.get("family") == "construction":
+            from minecraft.families.recorded import construction_metrics
+
+            return construction_metrics(header, steps)
         deliveries: dict[str, int] = {}
         for step in steps:
             for verdict in step.get("verdicts") or []:

@@ -117,3 +117,22 @@ def test_prompt_lists_the_blueprint_and_the_commands() -> None:
     assert "Materials chest:" in session.state_text() and "Alex carries: nothing." in session.state_text()
     assert session.legal_commands(0)[0] == "noop(Alex)"
     assert any(c.startswith("take(Alex, ") for c in session.legal_commands(0))
+
+
+def test_recorded_episodes_give_c_vhr_and_balance() -> None:
+    from minecraft.families.recorded import balance
+
+    bp = generate("easy", 1)
+    first, second = bp.blocks[0], bp.blocks[1]
+    header = {"family": "construction", "agents": 2, "blueprint": bp.model_dump(mode="json", by_alias=True)}
+    steps = [{"verdicts": [{"command": f"take(Alex, {first.material}, 1)", "ok": True},
+                           {"command": f"take(Steve, {second.material}, 1)", "ok": True}]},
+             {"verdicts": [{"command": f"place(Alex, {first.material}, {first.x}, {first.y}, {first.z})", "ok": True},
+                           {"command": f"place(Steve, {second.material}, {second.x}, {second.y}, {second.z})", "ok": False}]}]
+    got = DOMAIN.process_metrics(header, steps)
+    assert got["completion_C"] == round(1 / len(bp.blocks), 4)
+    assert got["blocks_placed_per_agent"] == {"Alex": 1, "Steve": 0} and got["actions_per_agent"] == {"Alex": 2, "Steve": 1}
+    assert 0 < got["view_hit_rate"] < 1
+    assert got["balance_B"] == 0.5  # min-max scaling leaves two unequal bots at 0 and 1: σ = 0.5
+    assert balance([3, 3, 3]) == 1.0 and balance([4]) is None
+    assert balance([0, 1, 2]) == pytest.approx(1 - (1 / 6) ** 0.5)
