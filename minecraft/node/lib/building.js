@@ -88,6 +88,9 @@ async function placeAt (bot, { item, x, y, z, facing }, task) {
   await placed
   const now = bot.blockAt(target)
   const props = now && now.getProperties ? now.getProperties() : {}
+  if (facing && props.facing !== facing) {
+    throw new ActionError('wrong_facing', `the ${item} faces ${props.facing}, not ${facing} (dig it out and place it again)`)
+  }
   return { placed: item, position: [target.x, target.y, target.z], facing: props.facing || null }
 }
 
