@@ -79,7 +79,7 @@ async function placeAt (bot, { item, x, y, z, facing }, task) {
     timeoutMs: BLOCK_TIMEOUT_MS,
     task,
     code: 'place_failed',
-    what: `the ${item} at the spot`
+    what: `${item} at the spot`
   })
   placed.catch(() => {})
   await bot.lookAt(target.offset(0.5, 0, 0.5), true)
