@@ -14,9 +14,10 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from mindagent.core.domain import DomainBase, ReferenceFigures, SpecError
+from mindagent.core.domain import DomainBase, DomainSession, ReferenceFigures, SpecError
 from mindagent.core.spec import GameSpec
 from mindagent.dispatch.policy import Policy, RandomLegalPolicy
+from minecraft.families.levels import FamilyPlanner, expand_levels, is_family_level, make_family_session, validate_family
 from minecraft.server_process import MC_VERSION, STEP_TICKS, KitchenConfig, ServerAddress, is_loopback, parse_accounts
 from minecraft.session import AGENT_NAMES, MinecraftSession
 
@@ -54,6 +55,8 @@ class MinecraftDomain(DomainBase):
         unknown = sorted(set(spec.options) - set(OPTIONS))
         if unknown:
             raise SpecError(f"{self.name} has no setting {', '.join(unknown)}")
+        if spec.level not in (None, LEVEL) and is_family_level(spec.level):
+            return validate_family(spec, self.name)
         if spec.level not in (None, LEVEL):
             raise SpecError(f"{self.name} has one kitchen ({LEVEL!r}); --level {spec.level} is not one of its levels")
         if spec.rules != "reference":
@@ -88,7 +91,9 @@ class MinecraftDomain(DomainBase):
                 raise SpecError(f"{self.name}: --mc-accounts names {len(accounts)} accounts for {spec.agents} bots")
         return spec.with_(domain=self.name, level=LEVEL)
 
-    def make_session(self, spec: GameSpec) -> MinecraftSession:
+    def make_session(self, spec: GameSpec) -> DomainSession:
+        if is_family_level(spec.level):
+            return make_family_session(spec)
         o = spec.options
         version = str(o.get("mc_version") or MC_VERSION)
         steps = spec.steps or DEFAULT_STEPS
@@ -114,6 +119,9 @@ class MinecraftDomain(DomainBase):
         """Said before a run: the kitchen clock the results depend on, and a warning when the
         embedded world listens beyond this machine."""
         o = spec.options
+        if is_family_level(spec.level):
+            return [f"Minecraft {spec.level}: embedded server, scored by the completion rate C (blocks right / "
+                    "blueprint blocks) read from the server's site"]
         if o.get("mc_host"):
             return [f"Minecraft: the server at {o['mc_host']}:{o.get('mc_port') or 25565} has no kitchen clock of "
                     "ours: real time; orders arrive and expire by its own world ticks (from its time updates) and a "
@@ -135,7 +143,7 @@ class MinecraftDomain(DomainBase):
         if name == "planner":
             from minecraft.planner import MinecraftPlanner
 
-            return MinecraftPlanner()
+            return FamilyPlanner(MinecraftPlanner())
         if name == "random":
             return RandomLegalPolicy(seed)
         raise SpecError(f"{self.name} has no built-in {name!r} dispatcher")
@@ -145,6 +153,10 @@ class MinecraftDomain(DomainBase):
 
     def process_metrics(self, header: Mapping[str, Any], steps: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         """No replay offline (a live world), so only what the steps say: orders per bot's deliveries."""
+        if header.get("family") == "construction":
+            from minecraft.families.recorded import construction_metrics
+
+            return construction_metrics(header, steps)
         deliveries: dict[str, int] = {}
         for step in steps:
             for verdict in step.get("verdicts") or []:
@@ -160,8 +172,12 @@ class MinecraftDomain(DomainBase):
 
     def parse_levels(self, text: str) -> list[str]:
         names = [t.strip() for t in text.split(",") if t.strip()]
+        family = [level for n in names for level in expand_levels(n)]
+        if family and all(expand_levels(n) for n in names):
+            return family
         if any(n not in (LEVEL, "all", "paper") for n in names) or not names:
-            raise SpecError(f"{self.name} has one kitchen: use --levels {LEVEL}")
+            raise SpecError(f"{self.name} has one kitchen and the construction family: use --levels {LEVEL} or "
+                            "--levels construction:easy (or construction:<band>:<seed>, ...)")
         return [LEVEL]
 
 

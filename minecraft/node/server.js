@@ -52,7 +52,8 @@ function main () {
       [plugin('furnace.js')]: {},
       [plugin('mobs.js')]: {},
       [plugin('block_respawn.js')]: {},
-      [plugin('players.js')]: {}
+      [plugin('players.js')]: {},
+      [plugin('construction.js')]: {}
     },
     modpe: false,
     'view-distance': 4,

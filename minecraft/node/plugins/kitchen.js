@@ -143,6 +143,8 @@ module.exports.server = function (serv, settings) {
 
   async function runAdmin (sub, rest) {
     if (sub === 'state') return kitchen.state()
+    // subcommands other plugins add (construction.js: `site`), operator-only like the rest
+    if (kitchen.adminCommands && kitchen.adminCommands.has(sub)) return kitchen.adminCommands.get(sub)(rest)
     if (sub === 'advance') return kitchen.advance(Math.max(0, Math.floor(Number(rest[0] ?? 1))))
     if (sub === 'clock') return kitchen.setClock(rest[0])
     if (sub === 'reset') {

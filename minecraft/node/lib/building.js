@@ -1,0 +1,114 @@
+'use strict'
+// The construction family's bot actions: take a material from the site chest, place a block at
+// a world position (with a facing), dig one out. Each returns only after the world confirmed it
+// (the chest window's slots changed, a blockUpdate at the spot) or fails with an ActionError code.
+// Positions arrive as world coordinates; the Python side maps the blueprint's site coordinates.
+
+const { goals } = require('mineflayer-pathfinder')
+const { Vec3 } = require('vec3')
+const { ActionError, waitFor, withTimeout } = require('./task')
+const { counts } = require('./actions')
+
+const WINDOW_TIMEOUT_MS = 5000
+const BLOCK_TIMEOUT_MS = 5000
+// facing -> the unit step the block's front points along; the placer stands behind it
+const FACING_STEP = { north: [0, -1], south: [0, 1], west: [-1, 0], east: [1, 0] }
+
+const vec = ({ x, y, z }) => new Vec3(Number(x), Number(y), Number(z))
+
+async function walk (bot, goal, task) {
+  if (goal.isEnd(bot.entity.position.floored())) return
+  const undo = task.onAbort(() => bot.pathfinder.stop())
+  try {
+    await task.race(bot.pathfinder.goto(goal))
+  } catch (err) {
+    task.check()
+    throw new ActionError('path_failed', `cannot walk there: ${err.message}`)
+  } finally {
+    undo()
+  }
+}
+
+async function takeFromChest (bot, { item, count, chest }, task) {
+  const info = bot.registry.itemsByName[item]
+  if (!info) throw new ActionError('unknown_target', `there is no item called ${item}`)
+  const pos = vec({ x: chest[0], y: chest[1], z: chest[2] })
+  await walk(bot, new goals.GoalNear(pos.x, pos.y, pos.z, 2), task)
+  const block = bot.blockAt(pos)
+  if (!block || block.name !== 'chest') throw new ActionError('not_found', 'the materials chest is not there')
+  const window = await task.race(withTimeout(bot.openContainer(block), WINDOW_TIMEOUT_MS, 'container_failed', 'the chest did not open'))
+  try {
+    const inChest = counts(window.containerItems())[item] || 0
+    if (inChest === 0) throw new ActionError('missing_item', `the chest has no ${item}`)
+    const n = Math.min(Number(count) || 1, inChest)
+    await task.race(window.withdraw(info.id, null, n))
+    // withdraw resolved on the window's slot updates: the chest's loss is what the bot gained
+    const left = counts(window.containerItems())
+    return { took: item, count: inChest - (left[item] || 0), chest: left }
+  } finally {
+    window.close()
+  }
+}
+
+// Where to stand to place at `target`: for a faced block, behind it (the server faces a block by
+// where its placer stands); otherwise anywhere within reach but not in the block's own column.
+function standGoal (target, facing) {
+  const step = facing ? FACING_STEP[facing] : null
+  if (step) return new goals.GoalNear(target.x - 2 * step[0], target.y, target.z - 2 * step[1], 0.9)
+  return new goals.GoalCompositeAll([
+    new goals.GoalNear(target.x, target.y, target.z, 3.5),
+    new goals.GoalInvert(new goals.GoalNearXZ(target.x, target.z, 1))
+  ])
+}
+
+async function placeAt (bot, { item, x, y, z, facing }, task) {
+  const info = bot.registry.itemsByName[item]
+  if (!info) throw new ActionError('unknown_target', `there is no item called ${item}`)
+  if (facing && !FACING_STEP[facing]) throw new ActionError('bad_request', `no facing ${facing}`)
+  const have = bot.inventory.items().find(it => it.type === info.id)
+  if (!have) throw new ActionError('missing_item', `has no ${item}`)
+  const target = vec({ x, y, z })
+  const below = bot.blockAt(target.offset(0, -1, 0))
+  if (!below || below.boundingBox === 'empty') throw new ActionError('no_support', 'nothing under the spot to place against')
+  const here = bot.blockAt(target)
+  if (here && here.name !== 'air') throw new ActionError('occupied', `a ${here.name} is already there`)
+  await walk(bot, standGoal(target, facing), task)
+  await bot.equip(have, 'hand')
+  const placed = waitFor(bot, 'blockUpdate', {
+    filter: (oldBlock, newBlock) => Boolean(newBlock && newBlock.position.equals(target) && newBlock.name === item),
+    timeoutMs: BLOCK_TIMEOUT_MS,
+    task,
+    code: 'place_failed',
+    what: `${item} at the spot`
+  })
+  placed.catch(() => {})
+  await bot.lookAt(target.offset(0.5, 0, 0.5), true)
+  // the click on the block below's top face; the blockUpdate above is the confirmation
+  await task.race(bot._genericPlace(below, new Vec3(0, 1, 0), { swingArm: 'right' }))
+  await placed
+  const now = bot.blockAt(target)
+  const props = now && now.getProperties ? now.getProperties() : {}
+  if (facing && props.facing !== facing) {
+    throw new ActionError('wrong_facing', `the ${item} faces ${props.facing}, not ${facing} (dig it out and place it again)`)
+  }
+  return { placed: item, position: [target.x, target.y, target.z], facing: props.facing || null }
+}
+
+async function digAt (bot, { x, y, z }, task) {
+  const target = vec({ x, y, z })
+  const block = bot.blockAt(target)
+  if (!block || block.name === 'air') throw new ActionError('not_found', 'there is no block there')
+  await walk(bot, new goals.GoalNear(target.x, target.y, target.z, 3), task)
+  const undo = task.onAbort(() => bot.stopDigging())
+  try {
+    await task.race(bot.dig(block, true))
+  } catch (err) {
+    task.check()
+    throw new ActionError('dig_failed', `could not dig the ${block.name}: ${err.message}`)
+  } finally {
+    undo()
+  }
+  return { dug: block.name, position: [target.x, target.y, target.z] }
+}
+
+module.exports = { takeFromChest, placeAt, digAt }
