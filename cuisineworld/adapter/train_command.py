@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from mindagent.cli.common import err, fail
+from mindagent.evaluation.stats import parse_seeds
+
+if TYPE_CHECKING:
+    from cuisineworld.adapter.rl.train import TrainConfig
 
 out = Console(highlight=False, soft_wrap=True)
 
@@ -37,6 +42,11 @@ def train(
                                     help="rllib: Ray workers sampling the env (0: sample in this process)"),
     vec: str = typer.Option("single", "--vec",
                             help="sb3: single (an env object per env, up to 256) | batched (all envs as NumPy arrays)"),
+    seeds: str | None = typer.Option(None, "--seeds",
+                                     help="one run per seed (0-4, 0,2,5) in OUT/seed_N, each scored; prints the mean and a 95% t interval"),
+    workers: int = typer.Option(1, "--workers", min=1, max=64, help="--seeds: runs trained at once (one process each)"),
+    select_seed: int | None = typer.Option(None, "--select-seed", min=1,
+                                           help="--seeds: score every checkpoint on this held-out evaluation seed and report the best"),
 ) -> None:
     """Train a masked PPO policy; evaluate it with `mindagent eval --model policy:DIR`."""
     from cuisineworld.adapter.rl.rllib_train import require_rllib
@@ -51,9 +61,15 @@ def train(
                              backend=backend, policies=policies, ray_address=address, env_runners=env_runners,
                              vec=vec)
         config.check()
+        seed_list = _seed_list(seeds) if seeds is not None else None
+        if seed_list is not None and backend != "sb3":
+            raise ValueError("--seeds trains the sb3 backend only")
         require_rllib() if backend == "rllib" else require_rl()
     except (ValueError, OSError, RuntimeError) as exc:
         fail(str(exc))
+    if seed_list is not None:
+        train_many(config, seed_list, workers, select_seed)
+        return
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TimeRemainingColumn(), console=err, transient=True) as bar:
         task = bar.add_task(f"train {algo} ({backend}) on {level}, {agents} agents", total=steps)
@@ -67,6 +83,36 @@ def train(
               f"mean episode reward {last.get('rollout/ep_rew_mean', float('nan')):.2f}")
     out.print(f"model: {result.model_path}  (mindagent eval --levels {level} --agents {agents} "
               f"--model policy:{out_dir})")
+
+
+def _seed_list(text: str) -> list[int]:
+    try:
+        return parse_seeds(text)
+    except ValueError as exc:
+        raise ValueError(f"--seeds takes a list like 0-4 or 0,2,5, not {text!r} ({exc})") from None
+
+
+def train_many(config: TrainConfig, seeds: list[int], workers: int, select_seed: int | None) -> None:
+    """`--seeds`: one run per seed, each scored, then the mean and its interval."""
+    from cuisineworld.adapter.rl.seeds import EVAL_EPISODES, EVAL_SEED, SUMMARY_FILE, SeedRun, summary, train_seeds
+
+    def one(run: SeedRun) -> None:
+        chosen = f", chosen at {run.steps:,} steps by held-out CoS {run.selected_by:.3f}" if run.selected_by is not None else ""
+        out.print(f"seed {run.seed}: CoS {run.cos:.3f} ({'reused' if run.reused else f'{run.seconds:.0f} s'}{chosen}) "
+                  f"rates {' '.join(f'{r:.3f}' for r in run.rates)}  policy:{run.model}")
+
+    err.print(f"training {len(seeds)} seeds of {config.level} ({config.steps:,} steps each, {workers} at once)")
+    try:
+        runs = train_seeds(config, seeds, workers=workers, select_seed=select_seed, on_done=one)
+    except (ValueError, RuntimeError) as exc:
+        fail(str(exc))
+    interval = summary(runs)
+    mean = sum(r.cos for r in runs) / len(runs)
+    spread = f"95% t interval {interval.lo:.3f}-{interval.hi:.3f}, sd {interval.sd:.3f}" if interval.measured \
+        else "no interval (one seed, or all equal)"
+    out.print(f"{config.level}, {config.agents} agents, seeds {','.join(map(str, seeds))}: mean CoS {mean:.3f}, {spread}, "
+              f"n {interval.n} (greedy; reference rules, evaluation seed {EVAL_SEED}, {EVAL_EPISODES} episodes per tau)")
+    out.print(f"summary: {config.out / SUMMARY_FILE}")
 
 
 def register(app: typer.Typer) -> None:

@@ -2,8 +2,10 @@
 
 ``policy:DIR`` takes a run folder of either backend (its ``model.zip`` from SB3, its
 ``checkpoint/`` from RLlib) or an RLlib checkpoint folder (``DIR/checkpoints/rllib_N_steps``);
-``policy:FILE.zip`` an SB3 model or checkpoint. It plugs into `run`, `eval` and `serve` like the planner: each step it encodes the session's
-world with the same `Observer` and masks as training, asks the network for one command per
+``policy:FILE.zip`` an SB3 model or checkpoint, and ``policy:NAME`` a policy released with the
+package (`cuisineworld.adapter.rl.released`: ``policy:level_1``, ``policy:level_4``). It plugs
+into `run`, `eval` and `serve` like the planner: each step it encodes the session's world with
+the same `Observer` and masks as training, asks the network for one command per
 agent (greedy; ``policy:DIR/model.zip?sample`` samples instead, seeded), and turns a command the
 joint check refuses (two agents after one item) into that agent's idle command, as the random
 policy does. ``policy.json`` beside the model says which level and team it was trained for; a
@@ -25,6 +27,7 @@ from typing import Any
 from cuisineworld import load_level
 from cuisineworld.adapter.rl.actions import ActionTable
 from cuisineworld.adapter.rl.observe import Observer
+from cuisineworld.adapter.rl.released import is_released, resolve_released
 from cuisineworld.adapter.rl.train import POLICY_FILE
 from mindagent.core.domain import SpecError
 
@@ -56,14 +59,16 @@ def _load_model(path: str, mtime: float) -> Any:
 class TrainedPolicy:
     """Example: ``policy = TrainedPolicy(Path("runs/l1/model.zip")); policy.reset(session); policy.act(session)``."""
 
-    def __init__(self, path: Path, seed: int = 0, sample: bool = False) -> None:
-        path, meta_path = resolve(path)
+    def __init__(self, path: Path, seed: int = 0, sample: bool = False, released: bool = False) -> None:
+        # released: `path` is a released name, whose zip is hashed before it is unpickled
+        path, meta_path = resolve_released(str(path)) if released else resolve(path)
+        spec_path = path.stem if released else path
         self.meta: dict[str, Any] = json.loads(meta_path.read_text())
         self.backend = str(self.meta.get("backend", "sb3"))
         self.path = path
         self.sample = sample
         self.seed = seed
-        self.name = f"{PREFIX}{path}{SAMPLE_SUFFIX if sample else ''}"
+        self.name = f"{PREFIX}{spec_path}{SAMPLE_SUFFIX if sample else ''}"
         try:
             if self.backend == "rllib":
                 self.modules = _load_rllib(str(path.resolve()), _mtime(path))
@@ -146,7 +151,10 @@ def resolve(path: Path) -> tuple[Path, Path]:
         else:
             raise PolicyLoadError(f"policy: {path} holds no model.zip and no RLlib checkpoint/ (still training?)")
     elif not path.exists():
-        raise PolicyLoadError(f"policy: no model file {path}")
+        from cuisineworld.adapter.rl.released import released_names
+
+        hint = f" (released policies: {', '.join(released_names())})" if str(path) == path.name and released_names() else ""
+        raise PolicyLoadError(f"policy: no model file {path}{hint}")
     elif not path.is_dir() and not path.is_file():
         raise PolicyLoadError(f"policy: no model file {path}")
     for folder in (path.parent, path.parent.parent):
@@ -167,5 +175,7 @@ def _load_rllib(path: str, mtime: float) -> dict[str, Any]:
 
 
 def load_policy(spec: str, seed: int = 0) -> TrainedPolicy:
+    """``policy:NAME`` (a released name, written with no folder) or ``policy:PATH``, either with ``?sample``."""
     path, sample = parse_spec(spec)
-    return TrainedPolicy(path, seed=seed, sample=sample)
+    body = spec.removeprefix(PREFIX).removesuffix(SAMPLE_SUFFIX)
+    return TrainedPolicy(path, seed=seed, sample=sample, released=is_released(body))
