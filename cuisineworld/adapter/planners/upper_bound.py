@@ -46,7 +46,12 @@ Method (a relaxation solved exactly):
    (the agent got the item elsewhere), and a get from it by another agent, 3 more commands (the
    goto before that get may be saved, so it is not counted). `RecipeBook.handoffs` counts the
    fewest crossings per dish, each move on its own cheapest route (a relaxation), and adds 3
-   per crossing to the dish's work.
+   per crossing to the dish's work. Two further relaxations (`reach_bound`) count what the
+   team total hides: for every proper set S of agents, the commands only agents of S can issue
+   (at the places only they reach) against |S|(t + 1), each solved the same way; and two steps
+   per crossing on the critical path. Agents start at a serving table, or on a split kitchen at
+   the first place they reach: one starting elsewhere may save the goto before its first get, so
+   each such agent adds one command to its groups' capacity.
 4. **Denominator.** Every order that arrived is completed, failed or still active. Under the
    reference, several orders expiring in one step raise the failure count by one only, so the
    least denominator for C completions is C plus the fewest expiry steps (and still-open orders)
