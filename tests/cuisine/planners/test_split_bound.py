@@ -87,11 +87,12 @@ def test_no_search_beats_the_bound_on_a_few_split_kitchens(seed: int):
     assert _check(seed, max_frontier=5_000)
 
 
-@pytest.mark.slow  # minutes: each case is an exhaustive two-agent search
+@pytest.mark.slow  # one to a few minutes: each case is an exhaustive two-agent search
 def test_no_search_beats_the_bound_on_generated_split_kitchens():
     """An exact search (`exact_best`: every joint action the engine allows, identical states
-    merged), not a sample of planners: on 40 generated split kitchens (seeds 0-39), each searched
-    to its horizon unless a step's frontier passes 5,000 states; those cases are skipped, and at
-    least 30 must be searched. Never beating the bound on them is the certificate."""
-    searched = sum(_check(seed, max_frontier=5_000) for seed in range(40))
-    assert searched >= 30
+    merged), not a sample of planners: on 30 generated split kitchens (seeds 0-29), each searched
+    to its horizon unless a step's frontier passes 1,000 states; those cases (7 of the 30 when
+    written: the cases are seeded, so the count is fixed) are skipped, and at least 20 must be
+    searched. Never beating the bound on them is the certificate."""
+    searched = sum(_check(seed, max_frontier=1_000) for seed in range(30))
+    assert searched >= 20
