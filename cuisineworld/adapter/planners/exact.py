@@ -114,9 +114,10 @@ def _joint_actions(world: World, relevant: tuple[str, ...]) -> list[list[str]]:
     return joint
 
 
-def exact_best(level: Level, agents: int, tau: float, steps: int, seed: int = 0) -> SearchResult:
+def exact_best(level: Level, agents: int, tau: float, steps: int, seed: int = 0,
+               max_frontier: int = MAX_FRONTIER) -> SearchResult:
     """The best result reachable in the first `steps` steps of one episode (breadth-first by step,
-    identical states merged)."""
+    identical states merged); `SearchTooLarge` once a step's frontier exceeds `max_frontier`."""
     root = World(level, n_agents=agents, tau=tau, seed=seed, max_steps=steps)
     root.reset()
     relevant = _relevant_base(level)
@@ -131,8 +132,8 @@ def exact_best(level: Level, agents: int, tau: float, steps: int, seed: int = 0)
                 key = _key(twin)
                 if key not in following:
                     following[key] = twin
-        if len(following) > MAX_FRONTIER:
-            raise SearchTooLarge(f"{level.name}: more than {MAX_FRONTIER} states after {root.time} steps")
+        if len(following) > max_frontier:
+            raise SearchTooLarge(f"{level.name}: more than {max_frontier} states after {root.time} steps")
         visited += len(following)
         frontier = following
     best_completed = 0

@@ -46,7 +46,12 @@ Method (a relaxation solved exactly):
    (the agent got the item elsewhere), and a get from it by another agent, 3 more commands (the
    goto before that get may be saved, so it is not counted). `RecipeBook.handoffs` counts the
    fewest crossings per dish, each move on its own cheapest route (a relaxation), and adds 3
-   per crossing to the dish's work.
+   per crossing to the dish's work. Two further relaxations (`reach_bound`) count what the
+   team total hides: for every proper set S of agents, the commands only agents of S can issue
+   (at the places only they reach) against |S|(t + 1), each solved the same way; and two steps
+   per crossing on the critical path. Agents start at a serving table, or on a split kitchen at
+   the first place they reach: one starting elsewhere may save the goto before its first get, so
+   each such agent adds one command to its groups' capacity.
 4. **Denominator.** Every order that arrived is completed, failed or still active. Under the
    reference, several orders expiring in one step raise the failure count by one only, so the
    least denominator for C completions is C plus the fewest expiry steps (and still-open orders)
@@ -76,6 +81,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from cuisineworld import MAX_ACTIVE_ORDERS, PAPER_TAUS, Level, World, load_level
+from cuisineworld.adapter.planners import reach_bound
 from cuisineworld.adapter.planners.recipes import RecipeBook
 from mindagent.core.domain import RunProtocol
 
@@ -149,21 +155,21 @@ def _deadline(slot: OrderSlot, level: Level, last_step: int) -> int:
     return min(slot.expiry() - 1 + grace, last_step)
 
 
-def _completable(slot: OrderSlot, book: RecipeBook, last_step: int) -> bool:
+def _completable(slot: OrderSlot, book: RecipeBook, last_step: int, agents: int) -> bool:
     if slot.arrival > last_step or slot.dish not in book.servable_dishes:
         return False
-    return book.critical_path(slot.dish) - 1 <= _deadline(slot, book.level, last_step)
+    return reach_bound.critical_path(book, slot.dish, agents) - 1 <= _deadline(slot, book.level, last_step)
 
 
-def most_on_time(jobs: Sequence[tuple[int, int]], capacity_per_step: int) -> int:
+def most_on_time(jobs: Sequence[tuple[int, int]], capacity_per_step: int, extra: int = 0) -> int:
     """Moore-Hodgson: the largest set of (deadline step, work) jobs with, for every t, the work
-    of jobs due by t at most capacity_per_step * (t + 1)."""
+    of jobs due by t at most capacity_per_step * (t + 1) + extra."""
     heap: list[int] = []
     total = 0
     for deadline, work in sorted(jobs):
         heapq.heappush(heap, -work)
         total += work
-        if total > capacity_per_step * (deadline + 1):
+        if total > capacity_per_step * (deadline + 1) + extra:
             total += heapq.heappop(heap)
     return len(heap)
 
@@ -171,10 +177,18 @@ def most_on_time(jobs: Sequence[tuple[int, int]], capacity_per_step: int) -> int
 def max_completions(slots: Sequence[OrderSlot], book: RecipeBook, agents: int, last_step: int) -> int:
     """C_max of one episode: the least of the agent-work and per-tool-type relaxations."""
     level = book.level
-    feasible = [s for s in slots if _completable(s, book, last_step)]
+    feasible = [s for s in slots if _completable(s, book, last_step, agents)]
     due = [(_deadline(s, level, last_step), s.dish) for s in feasible]
+    team = frozenset(range(agents))
+    credit = reach_bound.start_credit(book, agents, team) if book.team(agents) is not None else 0
     best = most_on_time([(d, book.work(dish) + HANDOFF_COMMANDS * book.handoffs(dish, agents)) for d, dish in due],
-                        agents)
+                        agents, credit)
+    if book.team(agents) is not None:
+        forced = {dish: reach_bound.forced_work(book, dish, agents) for dish in dict.fromkeys(d for _, d in due)}
+        for group in reach_bound.proper_groups(agents):
+            jobs = [(d, reach_bound.group_work(forced[dish], group)) for d, dish in due]
+            if any(w for _, w in jobs):
+                best = min(best, most_on_time(jobs, len(group), reach_bound.start_credit(book, agents, group)))
     for tool_type, tools in book.tools_of.items():
         cook = book.cook.get(tool_type, 0)
         if cook == 0:
@@ -184,7 +198,8 @@ def max_completions(slots: Sequence[OrderSlot], book: RecipeBook, agents: int, l
     return best
 
 
-def least_penalty(slots: Sequence[OrderSlot], book: RecipeBook, completed: int, last_step: int) -> int:
+def least_penalty(slots: Sequence[OrderSlot], book: RecipeBook, completed: int, last_step: int,
+                  agents: int) -> int:
     """Fewest failed + active counts left by `len(slots) - completed` unserved orders."""
     per_step = book.level.rules.count_failures_per_step
     groups: dict[object, list[OrderSlot]] = {}
@@ -192,7 +207,7 @@ def least_penalty(slots: Sequence[OrderSlot], book: RecipeBook, completed: int, 
         key: object = s.expiry() if per_step and s.expiry() <= last_step else ("open", i)
         groups.setdefault(key, []).append(s)
     unserved = len(slots) - completed
-    forced = {k for k, g in groups.items() if any(not _completable(s, book, last_step) for s in g)}
+    forced = {k for k, g in groups.items() if any(not _completable(s, book, last_step, agents) for s in g)}
     penalty = len(forced)
     covered = sum(len(groups[k]) for k in forced)
     for size in sorted((len(g) for k, g in groups.items() if k not in forced), reverse=True):
@@ -211,7 +226,7 @@ def tau_bound(level: Level, agents: int, tau: float, seed: int = 0, episodes: in
     for slots in order_stream(level, tau, seed, episodes, max_steps):
         c = max_completions(slots, book, agents, last_step)
         completed += c
-        denominator += c + least_penalty(slots, book, c, last_step)
+        denominator += c + least_penalty(slots, book, c, last_step, agents)
         orders += len(slots)
     return TauBound(tau, completed, denominator, orders)
 
