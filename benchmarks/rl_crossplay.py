@@ -47,7 +47,7 @@ def select(run: Path, level: str, taus: tuple[float, ...], seed: int) -> Path:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--level", default="level_1")
-    parser.add_argument("--policy", type=Path, action="append", default=[], help="an SB3 run folder (repeatable)")
+    parser.add_argument("--policy", type=Path, action="append", default=[], help="a run folder or a released name (repeatable)")
     parser.add_argument("--clone", type=Path, help="a planner clone's folder (made there when missing)")
     parser.add_argument("--clone-episodes", type=int, default=12, help="planner episodes per tau to clone from")
     parser.add_argument("--episodes", type=int, default=6, help="episodes per tau per cell")

@@ -91,12 +91,14 @@ class RandomPlayer:
 
 
 class PolicyPlayer:
-    """An SB3 run folder's joint network, greedy, read for one seat."""
+    """An SB3 run folder's (or a released policy's) joint network, greedy, read for one seat."""
 
     def __init__(self, folder: Path) -> None:
+        from cuisineworld.adapter.rl.released import is_released, resolve_released
         from cuisineworld.adapter.rl.trained import _load_model, resolve
 
-        path, meta_path = resolve(folder)
+        # a bare released name (`policy:level_1`), as `--model policy:NAME` reads it: sha256-checked
+        path, meta_path = resolve_released(str(folder)) if is_released(str(folder)) else resolve(folder)
         self.name = f"policy:{folder}"
         self.meta = _read_json(meta_path)
         self.model = _load_model(str(path.resolve()), path.stat().st_mtime)
