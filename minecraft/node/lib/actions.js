@@ -83,7 +83,12 @@ function nearestEntity (bot, name) {
 }
 
 async function moveNear (bot, pos, range, task) {
-  const goal = new goals.GoalNear(pos.x, pos.y, pos.z, range)
+  await walkTo(bot, new goals.GoalNear(pos.x, pos.y, pos.z, range), task)
+}
+
+// One walk for every action that moves (the kitchen's and the construction family's): aborted with
+// its task, a path failure reported as `path_failed`.
+async function walkTo (bot, goal, task) {
   if (goal.isEnd(bot.entity.position.floored())) return
   const undo = task.onAbort(() => bot.pathfinder.stop())
   try {
@@ -312,6 +317,7 @@ async function craft (bot, { item }, task) {
 }
 
 module.exports = {
+  walkTo,
   craft,
   goto,
   killMob,

@@ -7,7 +7,7 @@
 const { goals } = require('mineflayer-pathfinder')
 const { Vec3 } = require('vec3')
 const { ActionError, waitFor, withTimeout } = require('./task')
-const { counts } = require('./actions')
+const { counts, walkTo: walk } = require('./actions')
 
 const WINDOW_TIMEOUT_MS = 5000
 const BLOCK_TIMEOUT_MS = 5000
@@ -15,19 +15,6 @@ const BLOCK_TIMEOUT_MS = 5000
 const FACING_STEP = { north: [0, -1], south: [0, 1], west: [-1, 0], east: [1, 0] }
 
 const vec = ({ x, y, z }) => new Vec3(Number(x), Number(y), Number(z))
-
-async function walk (bot, goal, task) {
-  if (goal.isEnd(bot.entity.position.floored())) return
-  const undo = task.onAbort(() => bot.pathfinder.stop())
-  try {
-    await task.race(bot.pathfinder.goto(goal))
-  } catch (err) {
-    task.check()
-    throw new ActionError('path_failed', `cannot walk there: ${err.message}`)
-  } finally {
-    undo()
-  }
-}
 
 async function takeFromChest (bot, { item, count, chest }, task) {
   const info = bot.registry.itemsByName[item]
