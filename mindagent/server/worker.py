@@ -26,6 +26,7 @@ import signal
 import socket
 import time
 from datetime import UTC
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
@@ -214,9 +215,19 @@ class RoomWorker:
                            json.dumps({"room": room.id, "secret": room.secret, "summary": room.summary()}).encode())
 
 
+def _name_process(name: str) -> None:
+    """Name this process in `ps`/`top` (Linux's 15-character comm): workers start at once, so
+    their pids and start times do not say which is which; an operator (or a test) reads the name."""
+    try:
+        Path("/proc/self/comm").write_text(name[:15])
+    except OSError:  # not Linux, or /proc read-only: the name is only a convenience
+        pass
+
+
 def worker_main(index: int, config: ServerConfig, admin_token: str, sock: socket.socket) -> None:
     """A worker process's entry point (spawned by the front with one end of a socket pair)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group; the front decides
+    _name_process(f"mindagent-w{index}")
     if not logging.getLogger().handlers:
         logging.basicConfig(level=logging.WARNING, format=f"rooms {index}: %(levelname)s %(name)s: %(message)s")
     logging.getLogger("apscheduler").setLevel(logging.ERROR)

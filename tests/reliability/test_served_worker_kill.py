@@ -33,7 +33,16 @@ def worker_pids(served: Served) -> list[int]:
     """The serve process's room workers, oldest first."""
     pids = [pid for pid in children(served.proc.pid)
             if "spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")]
-    return sorted(pids, key=lambda pid: (started(pid), pid))  # workers start within one clock tick: spawn order breaks ties
+    return sorted(pids, key=lambda pid: (started(pid), pid))
+
+
+def worker_pid(served: Served, index: int) -> int:
+    """Room worker `index`'s pid, by the name it gives itself (the workers start at once, so their
+    start order says nothing about their index)."""
+    named = [pid for pid in worker_pids(served)
+             if Path(f"/proc/{pid}/comm").read_text().strip() == f"mindagent-w{index}"]
+    assert len(named) == 1, named
+    return named[0]
 
 
 def health(served: Served) -> dict[str, Any]:
@@ -63,7 +72,7 @@ async def scenario(served: Served) -> dict[str, Any]:
         await player.play(6)
         pids = worker_pids(served)
         assert len(pids) == 2, pids
-        first_worker = pids[0]  # worker 0 started first and holds the start-up room
+        first_worker = worker_pid(served, 0)  # worker 0 holds the start-up room
         os.kill(first_worker, signal.SIGKILL)
         closed = None
         async with asyncio.timeout(20):
