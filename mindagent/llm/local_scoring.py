@@ -83,7 +83,7 @@ def _last_logits(llm: Any) -> Any:
 def _evaluate_afresh(llm: Any, tokens: Sequence[int]) -> Any:
     """Evaluate `tokens` from an empty cache (in the model's batches) and return the next-token logits."""
     llm.reset()  # n_tokens 0: eval drops every cached cell before it decodes
-    llm.eval(list(tokens))
+    llm.eval(list(tokens))  # llama-cpp-python's Llama.eval: decodes token ids; no Python eval
     return _last_logits(llm)
 
 
