@@ -17,7 +17,16 @@ from typing import Any
 from mindagent.core.domain import DomainBase, DomainSession, ReferenceFigures, SpecError
 from mindagent.core.spec import GameSpec
 from mindagent.dispatch.policy import Policy, RandomLegalPolicy
-from minecraft.families.levels import FamilyPlanner, expand_levels, is_family_level, make_family_session, validate_family
+from minecraft.families.registry import (
+    FAMILIES,
+    FamilyPlanner,
+    expand_levels,
+    family_metrics,
+    family_named,
+    family_of,
+    make_family_session,
+    validate_family,
+)
 from minecraft.server_process import MC_VERSION, STEP_TICKS, KitchenConfig, ServerAddress, is_loopback, parse_accounts
 from minecraft.session import AGENT_NAMES, MinecraftSession
 
@@ -55,8 +64,8 @@ class MinecraftDomain(DomainBase):
         unknown = sorted(set(spec.options) - set(OPTIONS))
         if unknown:
             raise SpecError(f"{self.name} has no setting {', '.join(unknown)}")
-        if spec.level not in (None, LEVEL) and is_family_level(spec.level):
-            return validate_family(spec, self.name)
+        if spec.level not in (None, LEVEL) and (family := family_of(spec.level)) is not None:
+            return validate_family(family, spec, self.name)
         if spec.level not in (None, LEVEL):
             raise SpecError(f"{self.name} has one kitchen ({LEVEL!r}); --level {spec.level} is not one of its levels")
         if spec.rules != "reference":
@@ -92,8 +101,8 @@ class MinecraftDomain(DomainBase):
         return spec.with_(domain=self.name, level=LEVEL)
 
     def make_session(self, spec: GameSpec) -> DomainSession:
-        if is_family_level(spec.level):
-            return make_family_session(spec)
+        if (family := family_of(spec.level)) is not None:
+            return make_family_session(family, spec)
         o = spec.options
         version = str(o.get("mc_version") or MC_VERSION)
         steps = spec.steps or DEFAULT_STEPS
@@ -119,9 +128,9 @@ class MinecraftDomain(DomainBase):
         """Said before a run: the kitchen clock the results depend on, and a warning when the
         embedded world listens beyond this machine."""
         o = spec.options
-        if is_family_level(spec.level):
-            return [f"Minecraft {spec.level}: embedded server, scored by the completion rate C (blocks right / "
-                    "blueprint blocks) read from the server's site"]
+        if (family := family_of(spec.level)) is not None:
+            where = "embedded server" if not o.get("mc_host") else f"the server at {o['mc_host']}"
+            return [f"Minecraft {spec.level}: {where}, {family.note}"]
         if o.get("mc_host"):
             return [f"Minecraft: the server at {o['mc_host']}:{o.get('mc_port') or 25565} has no kitchen clock of "
                     "ours: real time; orders arrive and expire by its own world ticks (from its time updates) and a "
@@ -153,10 +162,8 @@ class MinecraftDomain(DomainBase):
 
     def process_metrics(self, header: Mapping[str, Any], steps: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         """No replay offline (a live world), so only what the steps say: orders per bot's deliveries."""
-        if header.get("family") == "construction":
-            from minecraft.families.recorded import construction_metrics
-
-            return construction_metrics(header, steps)
+        if (family := family_named(header.get("family"))) is not None:
+            return family_metrics(family, header, steps)
         deliveries: dict[str, int] = {}
         for step in steps:
             for verdict in step.get("verdicts") or []:
@@ -176,8 +183,9 @@ class MinecraftDomain(DomainBase):
         if family and all(expand_levels(n) for n in names):
             return family
         if any(n not in (LEVEL, "all", "paper") for n in names) or not names:
-            raise SpecError(f"{self.name} has one kitchen and the construction family: use --levels {LEVEL} or "
-                            "--levels construction:easy (or construction:<band>:<seed>, ...)")
+            bands = ", ".join(f"{f.name}:<{'|'.join(f.bands)}>" for f in FAMILIES)
+            raise SpecError(f"{self.name} has one kitchen and the task families: use --levels {LEVEL} or "
+                            f"--levels {bands} (or <family>:<band>:<seed>, ...)")
         return [LEVEL]
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from mindagent.core.domain import CommandError, Counts, DomainSession, DomainStep, PromptParts, Verdict
+from mindagent.core.spec import GameSpec
 from minecraft.families.blueprint import SITE, Blueprint, Position, load_blueprint
 from minecraft.families.build_commands import BuildSyntaxError, extract_build_commands, parse_build_command
 from minecraft.families.build_world import FACING_LETTERS, FACING_NAMES, BuildWorld, check_all, check_one
@@ -39,8 +40,28 @@ SITE_TIMEOUT_S = 30.0
 CONNECT_TIMEOUT_S = 60.0
 
 
+#: Episode length of a construction task when `--steps` is not given.
+DEFAULT_STEPS = 40
+
+
 def is_construction_level(level: str | None) -> bool:
-    return bool(level) and (str(level).startswith(f"{FAMILY}:") or str(level).endswith(".json"))
+    return bool(level) and (str(level).startswith(f"{FAMILY}:") or is_blueprint_file(str(level)))
+
+
+def is_blueprint_file(level: str) -> bool:
+    """A level given as a path is a blueprint when it is JSON (the only file form this family reads)."""
+    return level.endswith(".json")
+
+
+def check_level(level: str) -> None:
+    """ValueError (one line) unless the level loads."""
+    load_level(level)
+
+
+def make_session(spec: GameSpec) -> ConstructionSession:
+    assert spec.level is not None
+    return ConstructionSession(load_level(spec.level), n_agents=spec.agents, max_steps=spec.steps or DEFAULT_STEPS,
+                               seed=spec.seed)
 
 
 def load_level(level: str) -> Blueprint:
@@ -72,6 +93,7 @@ class ConstructionSession(DomainSession):
     """
 
     domain = "minecraft"
+    family = FAMILY
 
     def __init__(self, blueprint: Blueprint, *, n_agents: int = 2, max_steps: int = 40, seed: int = 0,
                  version: str = MC_VERSION) -> None:
