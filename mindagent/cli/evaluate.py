@@ -168,7 +168,8 @@ def evaluate(
         dispatch=o.dispatch_settings(dispatch, plan_steps, goal_every, team, control, partners, subtask_executor))
     if dry_run:
         try:
-            run_dry(config, len(seed_list or [seed]), max_tokens, no_model, prices)
+            config.files = input_files(config.levels, config.options)
+            run_dry(config, seed_list or [seed], max_tokens, no_model, prices, out_file, several=seed_list is not None)
         except (SpecError, ValueError, OSError) as exc:  # a bad price table is a ResultsError: one line
             fail(str(exc))
         return

@@ -98,16 +98,32 @@ class Estimate:
 def estimate_sweep(cells: list[CellPrompt], *, steps: int, episodes: int, taus: int, seeds: int, memory: int,
                    max_tokens: int, repair: int) -> Estimate:
     """The protocol multiplied out over `cells` (one `CellPrompt` per level and team size)."""
-    runs = episodes * taus * seeds
-    # turns of memory shown at step t: min(t, memory); each turn is a user turn and an answer
-    depth = sum(min(t, memory) for t in range(steps))
+    units = [UnitLeft(cell) for cell in cells for _ in range(taus * seeds)]
+    return estimate_units(units, steps=steps, episodes=episodes, memory=memory, max_tokens=max_tokens, repair=repair)
+
+
+@dataclass(frozen=True, slots=True)
+class UnitLeft:
+    """A unit still to play: its cell's prompt and the steps a checkpoint already answered
+    (replayed from the tape on resume: no call, no token)."""
+
+    cell: CellPrompt
+    answered_steps: int = 0
+
+
+def estimate_units(units: list[UnitLeft], *, steps: int, episodes: int, memory: int, max_tokens: int,
+                   repair: int) -> Estimate:
+    """What `units` will ask, each of `episodes` x `steps`, less what its checkpoint answered."""
     answer_chars = max_tokens * CHARS_PER_TOKEN
-    calls = len(cells) * runs * steps
+    calls = 0
     prompt_chars = cacheable_chars = 0.0
-    for cell in cells:
-        per_run = steps * (cell.static_chars + cell.turn_chars) + depth * (cell.turn_chars + answer_chars)
-        prompt_chars += per_run * runs
-        cacheable_chars += steps * cell.static_chars * runs
+    for unit in units:
+        cell = unit.cell
+        for index in range(min(unit.answered_steps, episodes * steps), episodes * steps):
+            t = index % steps  # turns of memory shown at step t: min(t, memory), each a turn and an answer
+            calls += 1
+            prompt_chars += cell.static_chars + cell.turn_chars + min(t, memory) * (cell.turn_chars + answer_chars)
+            cacheable_chars += cell.static_chars
     return Estimate(calls=calls, max_calls=calls * (1 + repair),
                     prompt_tokens=round(prompt_chars / CHARS_PER_TOKEN),
                     cacheable_tokens=round(cacheable_chars / CHARS_PER_TOKEN),

@@ -127,8 +127,11 @@ def metric_row(metrics: dict[str, Any]) -> list[object]:
 class Results:
     """The results file: config plus one entry per (level, agents) cell with its finished taus."""
 
-    def __init__(self, path: Path | None, config: EvalConfig) -> None:
+    def __init__(self, path: Path | None, config: EvalConfig, *, unchecked: tuple[str, ...] = ()) -> None:
+        """`unchecked` names resume keys not compared (a dry run has no generation settings yet:
+        it reads the file only to say what a resume would still ask)."""
         self.path = path
+        self._unchecked = unchecked
         self.config = config
         self.done: dict[tuple[str, int], dict[float, TauResult]] = {}
         self.failures: list[str] = []  # units that raised, as lines for the console
@@ -147,6 +150,8 @@ class Results:
                                        "generation": None, "files": {}}
         mine_all = self.config.to_dict()
         for key in RESUME_KEYS:
+            if key in self._unchecked:
+                continue
             mine = mine_all[key]
             if saved.get(key, defaults.get(key)) != mine:
                 raise ValueError(f"{path} was made with {key}={saved.get(key)!r}, not {mine!r}; refusing to mix "

@@ -268,3 +268,36 @@ def test_a_unit_continued_from_any_call_equals_an_unbroken_one(mode: str) -> Non
         assert dataclasses.replace(result, replayed_calls=0) == unbroken
 
     continued()
+
+
+def test_a_dry_run_on_a_stopped_sweep_counts_only_what_the_resume_will_ask(tmp_path: Path) -> None:
+    """Two taus: one finished, one stopped at step 40 of 60. The dry run prices the 20 calls left
+    (and no finished unit), and the resume then makes exactly those 20 calls."""
+    outage, rest = RateLimitFrom(moves, healthy=100), RateLimitFrom(moves)
+    out, record = tmp_path / "r.json", tmp_path / "rec"
+    args = ["eval", "--levels", "level_1", "--agents", "2", "--taus", "1.0,2.0", "--episodes", "1", "--steps", "60",
+            "--model", "openai:stub", "--out", str(out), "--retries", "2", "--max-retry-after", "0.01"]
+    with stub_server(outage) as stub:
+        broken = runner.invoke(app, [*args, "--base-url", stub.url, "--record", str(record)])
+        assert broken.exit_code == 1 and outage.answered == 100
+        fresh = runner.invoke(app, [*args, "--base-url", stub.url, "--dry-run", "--out", str(tmp_path / "none.json")])
+        dry = runner.invoke(app, [*args, "--base-url", stub.url, "--dry-run"])
+        assert dry.exit_code == 0, dry.output
+        assert "1 of 2 units done, 1 to play (1 from a checkpoint: 40 steps answered" in dry.output
+        calls = re.search(r"│\s*([\d,]+)\s*│", dry.output)
+        assert calls and calls.group(1) == "20", dry.output
+        assert "resuming" not in fresh.output and re.search(r"│\s*120\s*│", fresh.output), fresh.output
+        stub.answer = rest
+        resumed = runner.invoke(app, [*args, "--base-url", stub.url, "--record", str(record)])
+        assert resumed.exit_code == 0, resumed.output
+        assert rest.answered == 20
+
+
+def test_a_dry_run_refuses_a_file_made_with_other_settings(tmp_path: Path) -> None:
+    out = tmp_path / "r.json"
+    with stub_server(RateLimitFrom(moves)) as stub:
+        base = ["eval", "--levels", "level_1", "--agents", "2", "--episodes", "1", "--steps", "5", "--model",
+                "openai:stub", "--base-url", stub.url, "--out", str(out)]
+        assert runner.invoke(app, [*base, "--taus", "1.0"]).exit_code == 0
+        dry = runner.invoke(app, [*base, "--taus", "2.0", "--dry-run"])
+    assert dry.exit_code == 2 and "taus" in dry.output and "refusing to mix" in dry.output
