@@ -29,6 +29,7 @@ from mindagent.llm.base import (
     require_text,
 )
 from mindagent.llm.deadline import deadline
+from mindagent.llm.extra_headers import extra_headers
 from mindagent.llm.ratelimit import Gate, gated, request_tokens
 from mindagent.llm.redact import register_secret, register_url
 from mindagent.llm.retry import (
@@ -126,6 +127,7 @@ class AnthropicClient:
         self._api_key = api_key
         register_url(base_url)  # its user info, Basic token and key parameters, masked by value
         register_secret(api_key)
+        self._headers = extra_headers()  # a bad MINDAGENT_HTTP_HEADERS is refused here, before any call
         self._base_url = base_url
         self._http_client = http_client
         self._sleep = sleep
@@ -155,6 +157,7 @@ class AnthropicClient:
             max_retries=0,  # ours are the only retries (mindagent.llm.retry)
             timeout=anthropic.Timeout(DEFAULT_TIMEOUT_S, connect=CONNECT_TIMEOUT_S),
             http_client=self._http_client,
+            default_headers=self._headers or None,
         )
         # anthropic>=1 dropped `temperature` from create()'s keywords; the API still takes it.
         params = inspect.signature(self._sdk.messages.create).parameters

@@ -38,6 +38,7 @@ from mindagent.llm.base import (
     require_text,
 )
 from mindagent.llm.deadline import deadline
+from mindagent.llm.extra_headers import extra_headers
 from mindagent.llm.ratelimit import Gate, gated, request_tokens
 from mindagent.llm.redact import redact_url, register_secret, register_url
 from mindagent.llm.retry import (
@@ -150,6 +151,7 @@ class OpenAIClient:
         self._api_key = api_key
         register_url(base_url)  # its user info, Basic token and key parameters, masked by value
         register_secret(api_key)
+        self._headers = extra_headers()  # a bad MINDAGENT_HTTP_HEADERS is refused here, before any call
         self._http_client = http_client
         self._sleep = sleep
         self._rng = rng or random.Random(0)
@@ -181,6 +183,7 @@ class OpenAIClient:
             max_retries=0,  # ours are the only retries (mindagent.llm.retry)
             timeout=openai.Timeout(DEFAULT_TIMEOUT_S, connect=CONNECT_TIMEOUT_S),
             http_client=self._http_client,
+            default_headers=self._headers or None,
         )
         self._timeout_cls = openai.Timeout
         return self._sdk
