@@ -41,9 +41,9 @@ def ablate(
     alpha: float = typer.Option(0.05, "--alpha", min=1e-6, max=0.5, help="significance level of the tests"),
     only: str | None = typer.Option(None, "--only", help="comma-separated configurations (default: all: "
                                     + _NAMES + "); the full prompt is always run, as every row is tested against it"),
-    base_url: str | None = o.BASE_URL, model_path: str | None = o.MODEL_PATH, temperature: float = o.TEMPERATURE,
-    max_tokens: int | None = o.MAX_TOKENS, timeout: float = o.TIMEOUT, threads: int | None = o.THREADS,
-    rules: str = o.RULES, repair: int = o.REPAIR,
+    base_url: str | None = o.BASE_URL, grammar_field: str = o.GRAMMAR_FIELD, model_path: str | None = o.MODEL_PATH,
+    temperature: float = o.TEMPERATURE, max_tokens: int | None = o.MAX_TOKENS, timeout: float = o.TIMEOUT,
+    threads: int | None = o.THREADS, rules: str = o.RULES, repair: int = o.REPAIR,
     out_dir: Path = typer.Option(Path("results/ablation"), "--out", help="folder: the results files of every "
                                  "configuration, ablation.json/.csv and ablation.png; resumed if it exists"),
     record: Path | None = typer.Option(None, "--record", help="write every episode's recording into this folder "
@@ -91,7 +91,8 @@ def ablate(
     for size in team_sizes:
         o.game_spec(domain.name, level_list[0], size, tau_list[0], seed, rules, None)
     try:
-        probe = make_brain(model, domain, seed=seed, base_url=base_url, model_path=model_path, threads=threads)
+        probe = make_brain(model, domain, seed=seed, base_url=base_url, model_path=model_path, threads=threads,
+                           grammar_field=grammar_field)
     except (SpecError, LLMError) as exc:
         fail(str(exc))
     if not isinstance(probe, LLMBrain):
@@ -110,7 +111,7 @@ def ablate(
                       steps=steps, rules=rules, repair=repair, domain=domain.name, dispatch=settings,
                       record_dir=str(record) if record else None,
                       generation=generation_settings(model, base_url=base_url, temperature=temperature,
-                                                     max_tokens=max_tokens, brain=probe))
+                                                     max_tokens=max_tokens, brain=probe, grammar_field=grammar_field))
 
     limits = RateLimits(rpm=rpm, concurrency=concurrency, tpm=tpm)
     gate = RateGate(limits) if limits.limited else None  # one budget for every configuration's brains
@@ -118,7 +119,7 @@ def ablate(
     def factory(run: EvalConfig) -> Brain:
         return make_brain(model, domain, seed=run.seed, base_url=base_url, model_path=model_path,
                           temperature=temperature, max_tokens=max_tokens, timeout_s=timeout, threads=threads,
-                          gate=gate, retries=retries, max_retry_after_s=max_retry_after)
+                          gate=gate, retries=retries, max_retry_after_s=max_retry_after, grammar_field=grammar_field)
 
     def baseline_factory(other: str) -> BrainFor:
         return lambda run: make_brain(other, domain, seed=run.seed)

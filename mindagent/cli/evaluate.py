@@ -79,7 +79,8 @@ def evaluate(
                                     "1.0,1.5,2.0,2.5,3.0)"),
     seed: int = typer.Option(0),
     steps: int | None = typer.Option(None, min=1, help="steps per episode (default: the domain's; CuisineWorld: 60)"),
-    model: str = o.MODEL, base_url: str | None = o.BASE_URL, model_path: str | None = o.MODEL_PATH,
+    model: str = o.MODEL, base_url: str | None = o.BASE_URL, grammar_field: str = o.GRAMMAR_FIELD,
+    model_path: str | None = o.MODEL_PATH,
     temperature: float = o.TEMPERATURE, max_tokens: int | None = o.MAX_TOKENS, timeout: float = o.TIMEOUT,
     repair: int = o.REPAIR, rules: str = o.RULES,
     no_knowledge: bool = o.NO_KNOWLEDGE, no_recipes: bool = o.NO_RECIPES, no_instructions: bool = o.NO_INSTRUCTIONS,
@@ -174,9 +175,10 @@ def evaluate(
             fail(str(exc))
         return
     try:
-        probe = make_brain(model, chosen, seed=seed, base_url=base_url, model_path=model_path, threads=threads)
+        probe = make_brain(model, chosen, seed=seed, base_url=base_url, model_path=model_path, threads=threads,
+                           grammar_field=grammar_field)
         config.generation = generation_settings(model, base_url=base_url, temperature=temperature,
-                                                max_tokens=max_tokens, brain=probe)
+                                                max_tokens=max_tokens, brain=probe, grammar_field=grammar_field)
         if config.dispatch.mode != "step" and isinstance(probe, PolicyBrain):
             fail(f"--dispatch {dispatch} needs a language model; {model} decides every step itself")
         if isinstance(probe, MenuBrain) and not config.dispatch.has_menu:
@@ -194,7 +196,7 @@ def evaluate(
 
     limits = None if no_model else RateLimits(rpm=rpm, concurrency=concurrency, tpm=tpm)
     recipe = BrainRecipe(model, chosen.name, seed, base_url, model_path, temperature, max_tokens, timeout, threads,
-                         limits=limits, retries=retries, max_retry_after_s=max_retry_after)
+                         limits=limits, retries=retries, max_retry_after_s=max_retry_after, grammar_field=grammar_field)
     runs = list(sweep.runs.values()) if sweep is not None else [results] if results is not None else []
     units = [(r, lv, a, t) for r in runs for lv in config.levels for a in config.agents for t in config.taus
              if not r.has(lv, a, t)]

@@ -20,7 +20,7 @@ from mindagent.core import registry as domains
 from mindagent.core.capabilities import Scored
 from mindagent.core.domain import SpecError
 from mindagent.core.episode import EpisodeResult, run_episode
-from mindagent.dispatch.brains import LLMBrain, PolicyBrain, generation_settings, make_brain
+from mindagent.dispatch.brains import PolicyBrain, generation_settings, make_brain
 from mindagent.dispatch.dispatcher import Dispatcher
 from mindagent.llm.base import LLMError
 from mindagent.recordings.recording import CAP_ENV, Recorder, RecordingError, recording_path
@@ -66,9 +66,7 @@ def run(
     except (SpecError, LLMError) as exc:  # a bad --model spec: one line, no traceback
         fail(str(exc))
     generation = generation_settings(model, base_url=base_url, temperature=temperature, max_tokens=max_tokens,
-                                     brain=brain)
-    if grammar_field != "auto" and isinstance(brain, LLMBrain):
-        generation["grammar_field"] = grammar_field
+                                     brain=brain, grammar_field=grammar_field)
     if out_dir.exists() and not out_dir.is_dir():
         fail(f"--out-dir {out_dir} is not a folder")
     session = domains.make_session(spec)

@@ -68,8 +68,9 @@ def serve(
     recordings_budget: int = typer.Option(2048, "--recordings-budget", min=0, max=1_000_000,
                                           help="megabytes every recording under --recordings may take; past it the oldest "
                                                "practice recordings are deleted (the admin's rooms' never); 0: no budget"),
-    base_url: str | None = o.BASE_URL, model_path: str | None = o.MODEL_PATH, temperature: float = o.TEMPERATURE,
-    max_tokens: int | None = o.MAX_TOKENS, timeout: float = o.TIMEOUT, repair: int = o.REPAIR, memory: int = o.MEMORY,
+    base_url: str | None = o.BASE_URL, grammar_field: str = o.GRAMMAR_FIELD, model_path: str | None = o.MODEL_PATH,
+    temperature: float = o.TEMPERATURE, max_tokens: int | None = o.MAX_TOKENS, timeout: float = o.TIMEOUT,
+    repair: int = o.REPAIR, memory: int = o.MEMORY,
     demo: str | None = o.DEMO, rules: str = o.RULES,
     dispatch: str = typer.Option("auto", "--dispatch", help="auto (goals for an in-process model where the domain "
                                  "has goal mode, else step) | step | plan | goals"),
@@ -123,7 +124,8 @@ def serve(
         turn_timeout=turn_timeout, recordings=recordings, admin_token=os.environ.get("MINDAGENT_ADMIN_TOKEN") or None,
         startup=spec, startup_public=not private,
         prompt=o.prompt_config(chosen.name, False, False, False, demo, None, False, memory), repair=repair,
-        brain_options={"base_url": base_url, "model_path": model_path, "temperature": temperature,
+        brain_options={"base_url": base_url, "grammar_field": grammar_field, "model_path": model_path,
+                       "temperature": temperature,
                        "max_tokens": max_tokens, "timeout_s": timeout, "seed": seed, "threads": threads},
         autoplay=autoplay, episodes=episodes, decision_timeout=timeout,
         dispatch=o.dispatch_settings("step" if dispatch == "auto" else dispatch, plan_steps, goal_every, team, control,

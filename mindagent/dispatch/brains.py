@@ -219,7 +219,7 @@ def file_sha256(path: Path) -> str:
 
 def generation_settings(model: str, *, base_url: str | None = None,
                         temperature: float = 0.1, max_tokens: int | None = None, threads: int | None = None,
-                        brain: Brain | None = None) -> dict[str, object]:
+                        brain: Brain | None = None, grammar_field: str = "auto") -> dict[str, object]:
     """Every model setting that changes a result, for results files and recording headers.
 
     The base URL is kept without credentials (user:password@ and the query string dropped); a
@@ -237,6 +237,8 @@ def generation_settings(model: str, *, base_url: str | None = None,
                               "max_tokens": max_tokens if max_tokens is not None else AUTO_TOKENS}
     if base_url:
         out["base_url"] = redact_url(base_url)
+    if grammar_field != "auto":  # where the grammar went changes what the server could answer
+        out["grammar_field"] = grammar_field
     out.update(_model_file(brain.client if isinstance(brain, LLMBrain) else None))
     return out
 

@@ -77,12 +77,14 @@ class BrainRecipe:
     #: retries after a transient failure (`--retries`) and the cap on a Retry-After wait
     retries: int = 4
     max_retry_after_s: float = 30.0
+    #: where an OpenAI-compatible server reads the command grammar (`--grammar-field`)
+    grammar_field: str = "auto"
 
     def make(self) -> Brain:
         return make_brain(self.model, domains.get(self.domain), seed=self.seed, base_url=self.base_url,
                           model_path=self.model_path, temperature=self.temperature, max_tokens=self.max_tokens,
                           timeout_s=self.timeout_s, threads=self.threads, gate=self.gate, retries=self.retries,
-                          max_retry_after_s=self.max_retry_after_s)
+                          max_retry_after_s=self.max_retry_after_s, grammar_field=self.grammar_field)
 
 
 def with_gate(recipe: BrainRecipe, gate: Gate | None) -> BrainRecipe:

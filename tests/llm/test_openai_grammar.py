@@ -137,3 +137,36 @@ def test_run_against_llama_cpp_server_sends_the_legal_moves(llama_server: str, t
     reasons = [str(v.get("reason")) for v in verdicts if not v.get("ok")]
     assert not [r for r in reasons if "unknown_location" in r], reasons
     assert sum(1 for v in verdicts if v.get("ok")) >= 5  # two agents' commands a step, nearly all accepted
+
+
+def test_eval_sends_the_grammar_where_told_from_every_worker_and_keys_results_by_it(tmp_path: Path) -> None:
+    """`--grammar-field` on `eval` (not only `run`): each worker's requests carry the grammar in
+    the named field, the results say where it went, and a resume told another field is refused."""
+    from stub_llm import chat, stub_server
+    from typer.testing import CliRunner
+
+    from mindagent.cli import app
+
+    runner = CliRunner()
+    out = tmp_path / "r.json"
+    with stub_server(lambda path, body: chat("noop_agent0\nnoop_agent1")) as stub:
+        args = ["eval", "--levels", "level_0", "--agents", "2", "--episodes", "1", "--steps", "2", "--taus", "1.0,2.0",
+                "--model", "openai:stub", "--base-url", stub.url, "--out", str(out), "--workers", "2"]
+        swept = runner.invoke(app, [*args, "--grammar-field", "vllm"])
+        assert swept.exit_code == 0, swept.output
+        bodies = [json.loads(body) for _, _, body in stub.seen]
+        assert len(bodies) == 4 and all("root" in b.get("guided_grammar", "") and "grammar" not in b for b in bodies)
+        assert json.loads(out.read_text())["config"]["generation"]["grammar_field"] == "vllm"
+        other = runner.invoke(app, [*args, "--grammar-field", "llama"])
+    assert other.exit_code == 2 and "generation" in other.output and "refusing to mix" in other.output
+
+
+def test_serve_passes_the_grammar_field_to_every_room_brain() -> None:
+    import inspect
+
+    from mindagent.dispatch.brains import make_brain
+
+    source = (Path(__file__).resolve().parents[2] / "mindagent" / "cli" / "serve.py").read_text()
+    options = source.split("brain_options={", 1)[1].split("}", 1)[0]
+    keys = [part.split(":")[0].strip().strip('"') for part in options.split(",") if ":" in part]
+    assert "grammar_field" in keys and set(keys) <= set(inspect.signature(make_brain).parameters)
