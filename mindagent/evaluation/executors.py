@@ -133,6 +133,8 @@ def _manager_gates() -> Iterator[_Gates]:
         yield _Gates(make)
 
 
+#: Seconds a sweep stopped by Ctrl-C waits for its workers to hand back the units they were playing.
+INTERRUPT_GRACE_S = 30.0
 #: Seconds between a pool worker's looks at whether its sweep process is still there.
 PARENT_POLL_S = 0.5
 
@@ -221,19 +223,34 @@ def run_units(units: Sequence[Unit], recipe_for: Callable[[EvalConfig], BrainRec
             results, level, agents, tau = units[i]
             pending[pool.submit(run_unit, results.config, level, agents, tau, gates.attach(recipe_for(results.config)),
                                 results.checkpoints.get((level, agents, tau)))] = i
-        while pending:
-            done, _ = wait(pending, return_when=FIRST_COMPLETED)
+
+        def collect(done: set[Future[TauResult]]) -> None:
             for future in sorted(done, key=pending.__getitem__):  # several at once: in unit order
                 unit = units[pending.pop(future)]
                 results, level, agents, tau = unit
+                if future.cancelled():
+                    continue
                 error = future.exception()
-                if error is not None:
+                if isinstance(error, UnitFailed):
+                    results.unit_failed(level, agents, tau, error)
+                elif error is not None:
                     log.error("%s, %d agents, tau %s failed in a worker: %r", level, agents, tau, error)
                     _failed(results, level, agents, tau, error)
                 else:
                     results.add(level, agents, future.result())
                 if on_unit is not None:
                     on_unit(unit)
+
+        try:
+            while pending:
+                collect(wait(pending, return_when=FIRST_COMPLETED)[0])
+        except KeyboardInterrupt:
+            # Ctrl-C reached the workers too (one process group): each stops its unit and hands
+            # back what it played; keep those before stopping, and start nothing new.
+            for future in pending:
+                future.cancel()
+            collect(wait(pending, timeout=INTERRUPT_GRACE_S)[0])
+            raise
 
 
 class _RayGate:

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from reliability.served import alive, children
-from stub_llm import BROKEN, chat, stub_server
+from stub_llm import BROKEN, Reply, chat, stub_server
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -74,3 +74,40 @@ def test_an_outage_sweep_in_a_process_fails_then_recovers(tmp_path: Path) -> Non
         assert second.returncode == 0, output
         data = json.loads(out.read_text())
         assert data["failed"] == [] and data["cells"][0]["taus"][0]["model_errors"] == 0
+
+
+def test_ctrl_c_of_a_sweep_with_workers_keeps_every_unit_in_flight(tmp_path: Path) -> None:
+    """Ctrl-C reaches the whole process group: each worker stops its unit and hands back what it
+    played, the sweep saves both before it stops, and the resume asks only the calls not made."""
+    import threading
+
+    lock, calls = threading.Lock(), [0]
+
+    def slow(path: str, body: bytes) -> Reply:
+        with lock:
+            calls[0] += 1
+        time.sleep(0.05)
+        return chat("goto_agent0_storage0\ngoto_agent1_blender0")
+
+    out = tmp_path / "res.json"
+    with stub_server(slow) as stub:
+        args = ["eval", "--levels", "level_0", "--agents", "2", "--taus", "1.0,2.0", "--episodes", "1", "--steps", "60",
+                "--model", "openai:stub", "--base-url", stub.url, "--workers", "2", "--out", str(out)]
+        proc = mindagent(*args, start_new_session=True)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and calls[0] < 16:  # both units well under way
+            time.sleep(0.05)
+        assert calls[0] >= 16
+        os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C does
+        output, _ = proc.communicate(timeout=60)
+        assert proc.returncode != 0, output
+        asked_before = calls[0]
+        failed = json.loads(out.read_text())["failed"]
+        assert sorted(f["tau"] for f in failed) == [1.0, 2.0], output
+        assert all(f["error"] == "interrupted: the run was stopped" and f["checkpoint"]["step"] > 0 for f in failed)
+        answered = sum(len(f["checkpoint"]["answers"]) for f in failed)
+        again = mindagent(*args)
+        output, _ = again.communicate(timeout=240)
+        assert again.returncode == 0, output
+    assert calls[0] - asked_before == 2 * 60 - answered
+    assert [t["tau"] for t in json.loads(out.read_text())["cells"][0]["taus"]] == [1.0, 2.0]
