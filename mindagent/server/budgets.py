@@ -1,5 +1,6 @@
-"""The budget of anonymous practice rooms: anyone may open one, so each address, and everybody
-together, may hold only so many, open them only so fast, and never take the admin's last rooms.
+"""The budget of anonymous rooms (practice rooms and the lobby's ``play`` games): anyone may open
+one, so each address, and everybody together, may hold only so many, open them only so fast, and
+never take the admin's last rooms.
 
 A practice room costs a game, a coach and a clock job. Before this, 512 ``practice`` frames from
 8 addresses opened 487 rooms and the admin's next ``create_room`` was refused. The budget is kept
@@ -81,14 +82,16 @@ class PracticeBudget:
         limits = self.limits
         if not replacing:
             if self.held(address) >= limits.per_address:
-                raise ProtocolError("bad_state", f"at most {limits.per_address} practice rooms per address at once; "
-                                                 "leave one first")
+                raise ProtocolError("bad_state", f"at most {limits.per_address} practice or chosen games per address at "
+                                                 "once; leave one first")
             if len(self._held) >= limits.total:
-                raise ProtocolError("bad_state", "every practice room is taken; try again in a few minutes")
+                raise ProtocolError("bad_state", "every practice room is taken (practice and chosen games share them); try "
+                                                 "again in a few minutes")
             if rooms_open >= self.max_rooms - limits.admin_reserve:
-                raise ProtocolError("bad_state", "the server is nearly full; no practice rooms now")
+                raise ProtocolError("bad_state", "the server is nearly full; no practice or chosen games now")
         if not self._opening.admit(address):
-            raise ProtocolError("rate_limited", "practice rooms are opened a few at a time; wait a few seconds")
+            raise ProtocolError("rate_limited", "practice rooms and games are opened a few at a time; wait a few "
+                                                  "seconds")
 
     def granted(self, holder: Hashable, address: str, before: str | None, after: str | None) -> None:
         """The host answered the ``practice`` frame: the connection sat in room `before` and now

@@ -39,6 +39,10 @@ MAX_DROPPED = 300
 _ids = itertools.count(1)
 
 
+#: Frames that open an anonymous room of the sender's own, counted by the practice budget. The
+#: study's frames are not: a study is the admin's own (`serve --study`), its rooms follow its file.
+BUDGETED_TYPES = frozenset({"practice", "play"})
+
 class Connection:
     """A `Member` of at most one room at a time (`room` is used when rooms live in this process)."""
 
@@ -146,8 +150,8 @@ class Connection:
             return True
         if message.type in LOBBY_TYPES:
             await answer(self, self._lobby[message.type], message, re)
-        elif message.type == "practice":
-            await self._practice(message, frame, re)
+        elif message.type in BUDGETED_TYPES:
+            await self._own_room(message, frame, re)
         else:
             await self._to_room(message, frame, re)
         return True
@@ -159,8 +163,10 @@ class Connection:
         if self.server.rooms.remote:
             self._waited += time.perf_counter() - started
 
-    async def _practice(self, message: Any, frame: str | bytes, re: object) -> None:
-        """Anyone may open a practice room, within the server's budget for them (`budgets.py`)."""
+    async def _own_room(self, message: Any, frame: str | bytes, re: object) -> None:
+        """Anyone may open a practice room or a game of their own choosing (``play``), within the
+        server's budget for such rooms (`budgets.py`): one budget for both, since either costs a
+        game and a clock job and a flood could use whichever is not counted."""
         rooms, budget = self.server.rooms, self.server.practice
         before = rooms.room_of(self)
         try:

@@ -114,6 +114,40 @@ async def test_practice_rooms_in_all_are_capped(make_server: Any, opener: Opener
     assert "every practice room is taken" in answers[2]["message"]
 
 
+CHOSEN = {"level": "level_2", "agents": 2, "partner": "planner", "pace": 3.0}
+
+
+@pytest.mark.asyncio
+async def test_chosen_games_share_the_practice_budget(make_server: Any, opener: Opener) -> None:
+    """The lobby's `play` games cost what practice rooms cost, so a flood must not be able to
+    open them past the budget: per address, in all, and the admin keeps the last rooms."""
+    server = await make_server(max_practice_per_address=2)
+    clients = [await opener(server) for _ in range(3)]
+    assert (await clients[0].request("practice"))["type"] == "joined"
+    assert (await clients[1].request("play", **CHOSEN))["type"] == "joined"
+    refused = await clients[2].request("play", **CHOSEN)
+    assert refused["type"] == "error" and refused["code"] == "bad_state" and "per address" in refused["message"]
+    assert (await clients[1].request("play", **CHOSEN))["type"] == "joined"  # replacing your own game is fine
+    assert (await clients[1].request("leave"))["type"] == "left"
+    await until(lambda: not any(r.settings.chosen is not None for r in server.registry.rooms.values()))
+    assert (await clients[2].request("play", **CHOSEN))["type"] == "joined"
+    full = await make_server(max_rooms=4, admin_reserve=2, max_practice_per_address=10)
+    first, second = await opener(full, "127.0.0.2"), await opener(full, "127.0.0.3")
+    assert (await first.request("play", **CHOSEN))["type"] == "joined"  # the start-up room and this make 2 = 4 - 2
+    assert "nearly full" in (await second.request("play", **CHOSEN))["message"]
+    admin = await opener(full)
+    assert (await admin.request("create_room", admin_token=full.admin_token, agents=2))["type"] == "room_created"
+
+
+@pytest.mark.asyncio
+async def test_opening_chosen_games_is_rate_limited(make_server: Any, opener: Opener) -> None:
+    server = await make_server(practice_rate=0.2, practice_burst=2)
+    me = await opener(server)
+    answers = [await me.request("play" if i % 2 else "practice", **(CHOSEN if i % 2 else {})) for i in range(4)]
+    assert [a["type"] for a in answers[:2]] == ["joined"] * 2
+    assert all(a["type"] == "error" and a["code"] == "rate_limited" for a in answers[2:])
+
+
 @pytest.mark.asyncio
 async def test_a_practice_room_closes_when_its_player_goes(make_server: Any, opener: Opener) -> None:
     server = await make_server()
