@@ -52,6 +52,11 @@ class TaskFamily:
 
 #: Every family the Minecraft domain plays besides its kitchen. Add a family here.
 FAMILIES: tuple[TaskFamily, ...] = (
+    TaskFamily(  # before construction: its claim takes every .json file, this one *.escape.json
+        name="escape", bands=("easy", "medium", "hard"), session="minecraft.families.escape:make_session",
+        planner="minecraft.families.escape_planner:EscapePlanner", metrics="minecraft.families.escape_metrics:escape_metrics",
+        check="minecraft.families.escape:check_level", claims_file="minecraft.families.escape:is_room_file",
+        note="escaped when every bot reaches the exit; C = conditions met / (D + 1), read from the server's room"),
     TaskFamily(
         name="construction", bands=("easy", "medium", "hard"),
         session="minecraft.families.construction:make_session",
@@ -60,11 +65,6 @@ FAMILIES: tuple[TaskFamily, ...] = (
         check="minecraft.families.construction:check_level",
         claims_file="minecraft.families.construction:is_blueprint_file",
         note="scored by the completion rate C (blocks right / blueprint blocks) read from the server's site"),
-    TaskFamily(
-        name="escape", bands=("easy", "medium", "hard"), session="minecraft.families.escape:make_session",
-        planner="minecraft.families.escape_planner:EscapePlanner", metrics="minecraft.families.escape_metrics:escape_metrics",
-        check="minecraft.families.escape:check_level", claims_file="minecraft.families.escape:is_room_file",
-        note="escaped when every bot reaches the exit; C = conditions met / (D + 1), read from the server's room"),
 )
 
 
