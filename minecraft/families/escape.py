@@ -154,8 +154,6 @@ class EscapeSession(DomainSession):
         completed = [f"door{r + 1} open" for r, (was, now) in enumerate(zip(opened_before, self.world.opened, strict=True))
                      if now and not was]
         completed += [f"{a} out" for a in self.agents if a in self.world.out and a not in out_before]
-        if self.world.escaped and len(out_before) < len(self.agents):
-            completed.append("everyone out")
         verdicts = [Verdict(text.strip(), isinstance(o, ActionDone), None if isinstance(o, ActionDone) else o, _line(o))
                     for text, o in zip(commands, outcomes, strict=True)]
         notes = [v.text for v in verdicts if v.text]
@@ -258,9 +256,9 @@ class EscapeSession(DomainSession):
 
     @property
     def counts(self) -> Counts:
-        """Doors and the final "everyone out" as units of work: completed the ones done, active the rest."""
-        done = sum(self.world.opened) + int(self.world.escaped)
-        return Counts(completed=done, failed=0, active=len(self.room.stages) + 1 - done)
+        """Doors and bots to get out as units of work (`orders_snapshot` lists the ones left)."""
+        done = sum(self.world.opened) + len(self.world.out)
+        return Counts(completed=done, failed=0, active=len(self.room.stages) + len(self.agents) - done)
 
     def episode_header(self) -> dict[str, Any]:
         return {"family": FAMILY, "room": self.room.model_dump(mode="json", by_alias=True)}

@@ -1,8 +1,8 @@
 """Process metrics of a recorded escape episode (`mindagent metrics`), from its header's room and
 what the server confirmed, step by step.
 
-- ``solved`` and ``steps_to_escape``: whether and at which step every bot was out (the step's
-  ``completed`` list says "everyone out", written from the server's state);
+- ``solved`` and ``steps_to_escape``: whether and at which step every bot was out (the steps'
+  ``completed`` lists name each bot out, written from the server's state);
 - ``completion_C``: VillagerBench's C (appendix A.7) with each room weighted by its conditions
   and the exit one condition more: conditions met over D + 1, D their dependency complexity;
 - ``balance_B``: VillagerBench's B over each bot's confirmed actions (waits not counted);
@@ -30,6 +30,7 @@ def escape_metrics(header: Mapping[str, Any], steps: Sequence[Mapping[str, Any]]
     worked = dict.fromkeys(agents, 0)
     opened: set[int] = set()
     escaped_at: int | None = None
+    out: set[str] = set()
     for t, step in enumerate(steps):
         for verdict in step.get("verdicts") or []:
             if not verdict.get("ok"):
@@ -46,8 +47,10 @@ def escape_metrics(header: Mapping[str, Any], steps: Sequence[Mapping[str, Any]]
             text = str(label)
             if text.startswith("door") and text.endswith(" open") and text[4:-5].isdigit():
                 opened.add(int(text[4:-5]) - 1)
-            elif text == "everyone out" and escaped_at is None:
-                escaped_at = t + 1
+            elif text.endswith(" out") and text[:-4] in actions:
+                out.add(text[:-4])
+        if escaped_at is None and out == set(agents):
+            escaped_at = t + 1
     met = sum(s.conditions for r, s in enumerate(room.stages) if r in opened) + int(escaped_at is not None)
     total_worked = sum(worked.values())
     b = balance(list(actions.values()))

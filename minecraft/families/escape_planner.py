@@ -2,7 +2,7 @@
 
 Each step: with every door open, each bot walks to the exit. Otherwise, for the first closed
 room: bots already on its plates keep still and free bots take the free plates; or one bot
-switches the next lever of the hinted order; or the bot carrying the door's key unlocks it. Bots
+switches the next lever of the hinted order (the bots take turns); or the bot carrying the door's key unlocks it. Bots
 left over search chests not yet searched in open rooms (one bot per chest), nearest room first:
 that is how keys are found, since the planner does not look inside chests before opening them.
 Every command it gives passes the session's own check.
@@ -52,7 +52,8 @@ def plan(world: EscapeWorld, agents: list[str]) -> list[str]:
                 a = spare.pop(0)
                 cmds[a] = f"stand({a}, {plate})"
     elif stage.kind == "levers":
-        a = agents[0]
+        # the bots take turns at the levers, so neither does all the walking
+        a = agents[sum(1 for n in world.levers_on if mech[n].room == s) % len(agents)]
         cmds[a] = f"flip({a}, {world.next_lever(s)})"
     else:
         keyholder = next((a for a in agents if world.inventory[a][str(stage.key)] > 0), None)

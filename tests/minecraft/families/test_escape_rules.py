@@ -177,7 +177,7 @@ def test_recorded_metrics() -> None:
         {"verdicts": [ok("stand(Alex, plate1)"), ok("stand(Steve, plate2)")], "completed": ["door1 open"]},
         {"verdicts": [ok("flip(Alex, lever1)"), ok("wait(Steve)")], "completed": []},
         {"verdicts": [ok("flip(Alex, lever2)"), {"command": "flip(Steve, lever1)", "ok": False}], "completed": ["door2 open"]},
-        {"verdicts": [ok("exit(Alex)"), ok("exit(Steve)")], "completed": ["Alex out", "Steve out", "everyone out"]},
+        {"verdicts": [ok("exit(Alex)"), ok("exit(Steve)")], "completed": ["Alex out", "Steve out"]},
     ]
     got = escape_metrics({"room": room.model_dump(mode="json", by_alias=True), "agent_names": AGENTS}, steps)
     assert got["solved"] and got["steps_to_escape"] == 4 and got["completion_C"] == 1.0 and got["dependency_D"] == 4
