@@ -62,6 +62,14 @@ def load_level(level: str) -> Room:
     return load_room(Path(level))
 
 
+def check_team(spec: GameSpec) -> None:
+    """ValueError (one line) when the room needs more bots than the spec brings."""
+    assert spec.level is not None
+    room = load_level(spec.level)
+    if spec.agents < room.team:
+        raise ValueError(f"{room.name} is made for {room.team} bots (plates held at once), not {spec.agents}")
+
+
 def make_session(spec: GameSpec) -> EscapeSession:
     assert spec.level is not None
     room = load_level(spec.level)

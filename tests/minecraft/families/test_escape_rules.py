@@ -160,8 +160,8 @@ def test_levels_bands_and_team_size() -> None:
     assert expand_levels("escape:easy") == [f"escape:easy:{s}" for s in range(5)]
     with pytest.raises(SpecError, match="escape:<easy|medium|hard>"):
         DOMAIN.validate(GameSpec("minecraft", level="escape:tiny:1", agents=2))
-    with pytest.raises(SpecError, match="made for 2 bots"):
-        DOMAIN.make_session(DOMAIN.validate(GameSpec("minecraft", level="escape:easy:0", agents=1)))
+    with pytest.raises(SpecError, match="escape:easy:0 is made for 2 bots"):
+        DOMAIN.validate(GameSpec("minecraft", level="escape:easy:0", agents=1))
 
 
 def test_mechanism_names_are_stable_and_chests_hold_keys_before_junk() -> None:
