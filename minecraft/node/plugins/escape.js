@@ -7,7 +7,10 @@
 //   levers  a right click switches a lever on; out of the room's order it switches them all off;
 //           when all are on, in order, the door opens;
 //   keys    a right click on a key door by a player carrying its key item takes one key and opens it.
-// An open door is gone (air) and stays open until the next setup. A player's lever and door clicks
+// An open door is gone (air) and stays open until the next setup. With the guard on (guard.js), only
+// the crew (operators: the bots) press plates and work levers and doors; a visitor's click is
+// refused and noted as an incident, and so is digging any block of the rooms (walls, doors,
+// mechanisms), so nobody else can open, reset or break into a room. A player's lever and door clicks
 // are answered with one `mindagent {"kind":"escape","at":<name>,...}` line (the bots' confirmation).
 // Driven by the `escape` admin subcommand of `/kitchen` (console, or an operator in chat):
 //   escape setup <json>   build the room the Python side laid out (its mechanisms by name, room and
@@ -115,6 +118,9 @@ module.exports.server = function (serv) {
     return state()
   }
 
+  const guarded = () => kitchen.config.guard !== false && kitchen.isCrew
+  const mayWork = (player) => !guarded() || kitchen.isCrew(player)
+
   const mechsOf = (kind, r) => room.spec.mechs.filter(m => m.kind === kind && m.room === r)
 
   async function openDoor (r) {
@@ -128,7 +134,7 @@ module.exports.server = function (serv) {
   // Who stands on each plate now; a changed plate shows it, and a room whose plates are all held opens.
   async function pressPlates () {
     if (!room) return
-    const players = [...serv.players].sort((a, b) => a.username.localeCompare(b.username))
+    const players = serv.players.filter(mayWork).sort((a, b) => a.username.localeCompare(b.username))
     for (const [name, was] of room.plates) {
       const pos = room.at.get(name)
       const on = players.find(p => Math.floor(p.position.x) === pos.x && Math.floor(p.position.z) === pos.z &&
@@ -142,6 +148,10 @@ module.exports.server = function (serv) {
       if (stage.kind === 'plates' && !room.doors[r] && mechsOf('plate', r).every(m => room.plates.get(m.name))) await openDoor(r)
     }
   }
+  // Is `pos` part of the rooms as built now (walls included)?
+  kitchen.escapeHas = (pos) => Boolean(room) && pos.x >= ORIGIN.x - 1 && pos.x <= ORIGIN.x + SIZE &&
+    pos.z >= ORIGIN.z - 1 && pos.z < ORIGIN.z + PITCH * (room.rooms + 1) && pos.y >= kitchen.ground && pos.y < kitchen.ground + WALL
+  kitchen.escapeGuarded = (player) => !mayWork(player)
   kitchen.escapeMoved = () => { serial(pressPlates).catch(() => {}) }
 
   async function flip (m) {
@@ -182,6 +192,11 @@ module.exports.server = function (serv) {
   const interaction = (act) => async ({ block: clicked, player }) => {
     const m = room && room.byPos.get(key(clicked.position))
     if (!m) return false
+    if (!mayWork(player)) {
+      kitchen.incident(player, `click ${m.name}`, 'refused')
+      kitchen.reply({ player }, { kind: 'escape', ok: false, at: m.name, error: 'no_permission: only the crew works the room' })
+      return true
+    }
     let reply
     try {
       reply = { kind: 'escape', ok: true, at: m.name, result: await serial(() => act(m, player)) }
@@ -239,6 +254,13 @@ module.exports.server = function (serv) {
 }
 
 module.exports.player = function (player, serv) {
+  const kitchen = serv.kitchen
+  player.on('dug_cancel', ({ block, position }, cancel) => {
+    if (!kitchen.escapeHas || !kitchen.escapeHas(position) || !kitchen.escapeGuarded(player)) return
+    cancel(false)
+    player.sendBlock(position, block.stateId)
+    kitchen.incident(player, `dig the escape room's ${block.name} at ${position.x} ${position.y} ${position.z}`, 'refused')
+  })
   player.on('move_done', () => { if (serv.kitchen.escapeMoved) serv.kitchen.escapeMoved() })
   player.once('disconnected', () => { if (serv.kitchen.escapeMoved) serv.kitchen.escapeMoved() })
 }

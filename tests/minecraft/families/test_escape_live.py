@@ -6,8 +6,11 @@ Needs Node and `npm ci` in minecraft/node.
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -71,6 +74,64 @@ async def test_the_plugin_performs_levers_keys_and_plates_and_refusals_move_no_b
         assert session.world.on_plate["Alex"] == "plate1" and session.world.opened[2] is False
         await session.step(["wait(Alex)", "stand(Steve, plate2)"])
         assert session.world.opened == [True, True, True]
+    finally:
+        await session.aclose()
+
+
+#: A person who is no operator: clicks lever1 from outside the room, digs lever2 (breaks at once by
+#: hand), and prints the plugin's answer and what stands at lever2 once the server has answered.
+VISITOR = """
+const mineflayer = require(process.argv[2])
+const { Vec3 } = require(process.argv[3])
+const [port, version, lever, target] = [Number(process.argv[4]), process.argv[5], JSON.parse(process.argv[6]), JSON.parse(process.argv[7])]
+const bot = mineflayer.createBot({ host: '127.0.0.1', port, username: 'Visitor', version, auth: 'offline' })
+const within = (p, ms) => Promise.race([p, new Promise(resolve => setTimeout(() => resolve(null), ms))]).catch(() => null)
+bot.once('spawn', async () => {
+  await within(bot.waitForChunksToLoad(), 10000)
+  const answer = within(new Promise(resolve => bot.on('messagestr', m => { if (m.includes('"kind":"escape"')) resolve(m) })), 5000)
+  await within(bot.activateBlock(bot.blockAt(new Vec3(...lever))), 3000)
+  const reply = await answer
+  const spot = new Vec3(...target)
+  const isBack = (o, n) => n && n.position.equals(spot) && n.name !== 'air'
+  const back = within(new Promise(resolve => bot.on('blockUpdate', (o, n) => { if (isBack(o, n)) resolve() })), 5000)
+  await within(bot.dig(bot.blockAt(spot), true), 4000)
+  await back
+  const still = bot.blockAt(spot)
+  process.stdout.write(JSON.stringify({ reply, dug: still && still.name }) + '\\n')
+  bot.quit()
+  setTimeout(() => process.exit(0), 200)
+})
+setTimeout(() => process.exit(2), 40000)
+"""
+
+
+async def test_a_visitor_cannot_work_the_room_or_break_in(tmp_path: Path) -> None:
+    room = Room(name="guarded", stages=(Stage(kind="levers", order=(0, 1)),))
+    session = EscapeSession(room, n_agents=2, max_steps=8)
+    try:
+        await session.reset()
+        address = session.server.address
+        assert address is not None
+        lever = session.where["lever1"]
+        target = session.where["lever2"]  # a lever breaks at once by hand (a wall block takes seconds)
+        script = tmp_path / "visitor.js"
+        script.write_text(VISITOR)
+        modules = NODE_DIR / "node_modules"
+        proc = await asyncio.create_subprocess_exec(
+            "node", str(script), str(modules / "mineflayer"), str(modules / "vec3"), str(address.port), address.version,
+            json.dumps(lever), json.dumps(target), stdout=asyncio.subprocess.PIPE)
+        out, _ = await asyncio.wait_for(proc.communicate(), 60)
+        report = json.loads(out.decode().strip().splitlines()[-1])
+        incidents = (await session.server.admin("state"))["incidents"]
+        assert "no_permission" in report["reply"] and report["dug"] == "lever", (report, incidents)
+        assert [i["what"].split(" at ")[0] for i in incidents if i["player"] == "Visitor"] == [
+            "click lever1", "dig the escape room's lever"]
+        state = await session.server.admin("escape state")
+        assert state["levers"] == {"lever1": False, "lever2": False}
+        planner = EscapePlanner()
+        while not session.done:
+            await session.step(planner.act(session))
+        assert session.world.escaped and session.escaped_at == 3
     finally:
         await session.aclose()
 
