@@ -39,6 +39,9 @@ class TaskFamily:
     max_agents: int = 4
     #: Whether the family also plays on a server of the user's own (`--mc-host`).
     plays_foreign: bool = False
+    #: Optional ``module:attribute`` of a callable ``(spec) -> None`` raising ValueError with one
+    #: line when the level cannot be played as asked (e.g. fewer bots than the level needs).
+    check_spec: str | None = None
 
     def load(self, where: str) -> Any:
         module, _, attribute = where.partition(":")
@@ -52,6 +55,12 @@ class TaskFamily:
 
 #: Every family the Minecraft domain plays besides its kitchen. Add a family here.
 FAMILIES: tuple[TaskFamily, ...] = (
+    TaskFamily(  # before construction: its claim takes every .json file, this one *.escape.json
+        name="escape", bands=("easy", "medium", "hard"), session="minecraft.families.escape:make_session",
+        planner="minecraft.families.escape_planner:EscapePlanner", metrics="minecraft.families.escape_metrics:escape_metrics",
+        check="minecraft.families.escape:check_level", claims_file="minecraft.families.escape:is_room_file",
+        check_spec="minecraft.families.escape:check_team",
+        note="escaped when every bot reaches the exit; C = conditions met / (D + 1), read from the server's room"),
     TaskFamily(
         name="construction", bands=("easy", "medium", "hard"),
         session="minecraft.families.construction:make_session",
@@ -87,6 +96,11 @@ def validate_family(family: TaskFamily, spec: GameSpec, domain: str) -> GameSpec
         raise SpecError(f"{domain}: the {family.name} family plays on the embedded server only (no --mc-host yet)")
     if not 1 <= spec.agents <= family.max_agents:
         raise SpecError(f"{domain} {family.name}: 1 to {family.max_agents} bots, not {spec.agents}")
+    if family.check_spec is not None:
+        try:
+            family.load(family.check_spec)(spec)
+        except ValueError as exc:
+            raise SpecError(f"{domain}: {exc}") from None
     return spec.with_(domain=domain)
 
 

@@ -1,0 +1,95 @@
+'use strict'
+// The escape family's bot actions (plugins/escape.js is the room's mechanism). Each returns only
+// once the world confirmed it, or fails with an ActionError code:
+//   escapeStand   walk onto a pressure plate: its block update to powered
+//   escapeFlip    right-click a lever: the plugin's `escape` answer for that lever
+//   escapeUnlock  right-click a key door (the key in hand): the plugin's answer for that door
+//   escapeTake    take all a chest holds: the chest window's slots
+//   escapeExit    walk to the exit cell: the pathfinder reaching it
+// Positions arrive as world coordinates from the Python side (the plugin's `escape state`).
+
+const { goals } = require('mineflayer-pathfinder')
+const { Vec3 } = require('vec3')
+const { ActionError, waitFor, withTimeout } = require('./task')
+const { counts, walkTo: walk, posJson } = require('./actions')
+const { waitForReply } = require('./replies')
+
+const CONFIRM_MS = 8000
+const WINDOW_TIMEOUT_MS = 5000
+
+const vec = (xyz) => new Vec3(Number(xyz[0]), Number(xyz[1]), Number(xyz[2]))
+const powered = (block) => Boolean(block && block.getProperties && block.getProperties().powered)
+
+async function escapeStand (bot, { at, plate }, task) {
+  const target = vec(at)
+  const onIt = () => bot.entity.position.floored().equals(target)
+  const pressed = waitFor(bot, 'blockUpdate', {
+    filter: (oldBlock, newBlock) => Boolean(newBlock && newBlock.position.equals(target) && powered(newBlock)),
+    timeoutMs: CONFIRM_MS,
+    task,
+    code: 'plate_failed',
+    what: `${plate} pressed`
+  })
+  pressed.catch(() => {})
+  await walk(bot, new goals.GoalBlock(target.x, target.y, target.z), task)
+  if (!onIt()) throw new ActionError('path_failed', `stopped off ${plate}`)
+  if (!powered(bot.blockAt(target))) await pressed
+  return { plate, position: posJson(bot.entity.position) }
+}
+
+// Right-click `target` (walking within reach first) and wait for the plugin's answer about `name`.
+async function click (bot, target, name, task) {
+  await walk(bot, new goals.GoalNear(target.x, target.y, target.z, 2), task)
+  const block = bot.blockAt(target)
+  if (!block || block.name === 'air') throw new ActionError('not_found', `${name} is not there`)
+  const answer = waitForReply(bot, 'escape', { timeoutMs: CONFIRM_MS, task, what: `the answer for ${name}`, match: r => r.at === name })
+  answer.catch(() => {})
+  await task.race(bot.activateBlock(block))
+  const reply = await answer
+  if (!reply.ok) {
+    const [code, ...rest] = String(reply.error).split(': ')
+    throw new ActionError(rest.length ? code : 'escape_failed', rest.length ? rest.join(': ') : String(reply.error))
+  }
+  return reply.result
+}
+
+async function escapeFlip (bot, { at, lever }, task) {
+  return click(bot, vec(at), lever, task)
+}
+
+async function escapeUnlock (bot, { at, door, key }, task) {
+  const info = bot.registry.itemsByName[key]
+  const have = info && bot.inventory.items().find(it => it.type === info.id)
+  if (!have) throw new ActionError('missing_item', `carries no ${key}`)
+  await bot.equip(have, 'hand')
+  return click(bot, vec(at), door, task)
+}
+
+async function escapeTake (bot, { at, chest }, task) {
+  const pos = vec(at)
+  await walk(bot, new goals.GoalNear(pos.x, pos.y, pos.z, 2), task)
+  const block = bot.blockAt(pos)
+  if (!block || block.name !== 'chest') throw new ActionError('not_found', `${chest} is not there`)
+  const window = await task.race(withTimeout(bot.openContainer(block), WINDOW_TIMEOUT_MS, 'container_failed', `${chest} did not open`))
+  try {
+    const before = counts(window.containerItems())
+    for (const [name, n] of Object.entries(before)) {
+      await task.race(window.withdraw(bot.registry.itemsByName[name].id, null, n))
+    }
+    // withdraw resolved on the window's slot updates: what left the chest is what the bot took
+    const left = counts(window.containerItems())
+    const took = {}
+    for (const [name, n] of Object.entries(before)) if (n - (left[name] || 0) > 0) took[name] = n - (left[name] || 0)
+    return { chest, took }
+  } finally {
+    window.close()
+  }
+}
+
+async function escapeExit (bot, { at }, task) {
+  const target = vec(at)
+  await walk(bot, new goals.GoalBlock(target.x, target.y, target.z), task)
+  return { position: posJson(bot.entity.position) }
+}
+
+module.exports = { escapeStand, escapeFlip, escapeUnlock, escapeTake, escapeExit }
