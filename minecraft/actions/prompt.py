@@ -64,3 +64,17 @@ def render(names: Iterable[str] | None = None, agent: str = "Agent") -> str:
     out.append('Write each command as verb(Agent, arguments...): ids in lowercase (oak_planks), whole-number '
                'coordinates, chat text in double quotes.')
     return "\n".join(out)
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def markdown_table(specs: Sequence[ActionSpec] = CATALOGUE) -> str:
+    """The catalogue as a Markdown table (the how-to page holds this exact text; a test keeps them equal)."""
+    rows = ["| Command | Group | What it does | Confirmed by | Timeout |", "|---|---|---|---|---|"]
+    for spec in specs:
+        kind = " (query)" if spec.query else ""
+        rows.append(f"| `{spec.signature()}`{kind} | {spec.group} | {_cell(spec.description)} | "
+                    f"{_cell(spec.confirms)} | {spec.timeout_s:g} s |")
+    return "\n".join(rows)
