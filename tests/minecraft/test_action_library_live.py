@@ -167,8 +167,20 @@ async def test_walking_following_and_stopping(kitchen: EmbeddedServer, bridge: B
     await act(bridge, f"goToPosition(Steve, 3, {y}, -4)")
     following = await act(bridge, "follow(Steve, Alex)")
     assert following["following"] == "Alex" and following["distance"] <= 3.5
+    await act(bridge, f"goToPosition(Alex, -4, {y}, 4)")  # Steve keeps following on his own
+
+    async def steve_seen_by_alex() -> dict[str, Any]:
+        seen = (await act(bridge, "entities(Alex, 32)"))["entities"]
+        return next(e for e in seen if e["name"] == "Steve")
+
+    async def steve_close() -> bool:
+        return bool((await steve_seen_by_alex())["distance"] <= 3.5)
+
+    await until(steve_close, 15)
     stopped = await act(bridge, "stop(Steve)")
-    assert stopped["position"] is not None
+    await act(bridge, f"goToPosition(Alex, 4, {y}, -4)")  # now he stays
+    assert (await steve_seen_by_alex())["distance"] > 6
+    assert stopped["position"] == pytest.approx((await steve_seen_by_alex())["position"], abs=0.5)
 
 
 async def test_attack_equip_use_drop_and_say(kitchen: EmbeddedServer, bridge: BridgeTransport) -> None:
