@@ -48,6 +48,33 @@ function remember (bot, pos, window) {
 }
 const recall = (bot, pos) => (seen.get(bot) || new Map()).get(pos.toString()) || null
 
+// The first of several world events: `sources` are [emitter, event, filter, label] lists; resolves
+// with { label, args } of the first accepted one, or rejects with `code` after `timeoutMs` or when
+// the task is aborted. Every listener and the timer are removed either way (a waitFor per source
+// would leave the losers listening until their own timeouts).
+function firstEvent (sources, { timeoutMs, task, code = 'timeout', what = 'a world event' }) {
+  const attached = []
+  let timer = null
+  const promise = new Promise((resolve, reject) => {
+    for (const [emitter, event, filter, label] of sources) {
+      const listener = (...args) => {
+        let ok = false
+        try { ok = filter(...args) } catch (err) { ok = false }
+        if (ok) resolve({ label, args })
+      }
+      emitter.on(event, listener)
+      attached.push([emitter, event, listener])
+    }
+    timer = setTimeout(() => reject(new ActionError(code, `no ${what} within ${timeoutMs} ms`)), timeoutMs)
+  })
+  const cleanup = () => {
+    clearTimeout(timer)
+    for (const [emitter, event, listener] of attached) emitter.removeListener(event, listener)
+  }
+  const raced = task ? task.race(promise) : promise
+  return raced.finally(cleanup)
+}
+
 // A player entity's name: mineflayer links it through the player list, which flying-squid may send
 // after the entity itself, so the uuid is tried too.
 function playerName (bot, e) {
@@ -65,4 +92,4 @@ function playerEntity (bot, name) {
     String(playerName(bot, e) || '').toLowerCase() === lower) || null
 }
 
-module.exports = { playerName, playerEntity, REACH, WINDOW_TIMEOUT_MS, position, itemNamed, carried, loadedBlock, solid, walkNear, remember, recall, counts, posJson, walkTo }
+module.exports = { firstEvent, playerName, playerEntity, REACH, WINDOW_TIMEOUT_MS, position, itemNamed, carried, loadedBlock, solid, walkNear, remember, recall, counts, posJson, walkTo }

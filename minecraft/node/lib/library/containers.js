@@ -4,8 +4,7 @@
 // updates show the move; the window is closed again before the answer, and what the bot saw is
 // kept for the containerContents query.
 
-const { ActionError } = require('../task')
-const { withTimeout } = require('../task')
+const { ActionError, withTimeout } = require('../task')
 const { WINDOW_TIMEOUT_MS, position, itemNamed, carried, loadedBlock, walkNear, remember, recall, counts } = require('./common')
 
 const CONTAINERS = new Set(['chest', 'trapped_chest', 'barrel', 'furnace', 'smoker', 'blast_furnace'])

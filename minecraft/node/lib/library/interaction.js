@@ -4,7 +4,7 @@
 // the server's echo of the chat line.
 
 const { ActionError, waitFor } = require('../task')
-const { REACH, position, itemNamed, carried, loadedBlock, walkNear, walkTo, posJson } = require('./common')
+const { firstEvent, REACH, position, itemNamed, carried, loadedBlock, walkNear, walkTo, posJson } = require('./common')
 const { Vec3 } = require('vec3')
 const { goals } = require('mineflayer-pathfinder')
 
@@ -22,25 +22,22 @@ async function attack (bot, { mob }, task) {
     .filter(e => e !== bot.entity && e.isValid && e.name === mob && e.position.distanceTo(mine) <= SEARCH_RADIUS)
     .sort((a, b) => a.position.distanceTo(mine) - b.position.distanceTo(mine) || a.id - b.id)[0]
   if (!target) throw new ActionError('not_found', `found no ${mob} nearby`)
-  const dead = waitFor(bot, 'entityDead', { filter: e => e.id === target.id, timeoutMs: 3600000, task, what: `the ${mob}'s death` })
-  const gone = waitFor(bot, 'entityGone', { filter: e => e.id === target.id, timeoutMs: 3600000, task, what: `the ${mob} gone` })
-  dead.catch(() => {})
-  gone.catch(() => {})
-  let over = false
-  const ended = Promise.any([dead, gone]).then(() => { over = true })
-  ended.catch(() => {})
+  const over = () => !target.isValid || bot.entities[target.id] !== target
   let hits = 0
-  for (; !over; hits++) {
+  while (!over()) {
     if (hits >= MAX_HITS) throw new ActionError('attack_failed', `the ${mob} still lives after ${MAX_HITS} hits`)
     if (bot.entity.position.distanceTo(target.position) > REACH - 1) {
       await walkTo(bot, new goals.GoalFollow(target, 2), task)
-      if (over) break
+      if (over()) break
     }
     await bot.lookAt(target.position.offset(0, (target.height || 1) / 2, 0), true)
-    const hurt = waitFor(bot, 'entityHurt', { filter: e => e.id === target.id, timeoutMs: HIT_ANSWER_MS, task, what: 'the hit' })
-    hurt.catch(() => {})
+    const isTarget = (e) => e.id === target.id
+    const answer = firstEvent([[bot, 'entityHurt', isTarget, 'hurt'], [bot, 'entityDead', isTarget, 'dead'], [bot, 'entityGone', isTarget, 'gone']],
+      { timeoutMs: HIT_ANSWER_MS, task, what: 'answer to the hit' })
     bot.attack(target)
-    await Promise.any([hurt, ended]).catch(() => task.check())
+    hits++
+    const got = await answer.catch(err => { task.check(); return { label: err.code } })
+    if (got.label === 'dead' || got.label === 'gone') break
   }
   return { killed: mob, hits, position: posJson(target.position) }
 }
@@ -55,21 +52,17 @@ async function useItem (bot, args, task) {
   await task.race(bot.equip(item, 'hand'))
   const before = carried(bot, info)
   const near = (p, r) => p && p.distanceTo(target.offset(0.5, 0.5, 0.5)) <= r
-  const opts = (what) => ({ timeoutMs: EFFECT_TIMEOUT_MS, task, code: 'no_effect', what })
-  const effects = [
-    waitFor(bot, 'blockUpdate', { ...opts('a block change'), filter: (o, n) => Boolean(n && near(n.position, 2) && (!o || o.stateId !== n.stateId)) }).then(([, n]) => ({ block: n.name, at: [n.position.x, n.position.y, n.position.z] })),
-    waitFor(bot, 'entitySpawn', { ...opts('a new entity'), filter: e => near(e.position, 4) }).then(([e]) => ({ spawned: e.name })),
-    waitFor(bot.inventory, 'updateSlot', { ...opts('the item used up'), filter: () => carried(bot, info) < before }).then(() => ({ used_up: before - carried(bot, info) }))
-  ]
-  effects.forEach(p => p.catch(() => {}))
+  const effect = firstEvent([
+    [bot, 'blockUpdate', (o, n) => Boolean(n && near(n.position, 2) && (!o || o.stateId !== n.stateId)), 'block'],
+    [bot, 'entitySpawn', e => near(e.position, 4), 'spawned'],
+    [bot.inventory, 'updateSlot', () => carried(bot, info) < before, 'used_up']
+  ], { timeoutMs: EFFECT_TIMEOUT_MS, task, code: 'no_effect', what: `change from using ${info.name} on the ${block.name}` })
+  effect.catch(() => {})
   await task.race(bot.activateBlock(block, new Vec3(0, 1, 0), new Vec3(0.5, 1, 0.5)))
-  try {
-    const effect = await Promise.any(effects)
-    return { used: info.name, on: block.name, effect }
-  } catch (err) {
-    task.check()
-    throw new ActionError('no_effect', `using ${info.name} on the ${block.name} changed nothing within ${EFFECT_TIMEOUT_MS} ms`)
-  }
+  const { label, args: happened } = await effect
+  const detail = label === 'block' ? { block: happened[1].name, at: [happened[1].position.x, happened[1].position.y, happened[1].position.z] }
+    : label === 'spawned' ? { spawned: happened[0].name } : { used_up: before - carried(bot, info) }
+  return { used: info.name, on: block.name, effect: detail }
 }
 
 async function equip (bot, { item, slot }, task) {

@@ -5,10 +5,12 @@
 
 const { goals } = require('mineflayer-pathfinder')
 const { ActionError, waitFor } = require('../task')
-const { position, walkTo, posJson, playerEntity } = require('./common')
+const { firstEvent, position, walkTo, posJson, playerEntity } = require('./common')
 
 const SEARCH_RADIUS = 64
 const ARRIVE_SLACK = 1.5
+// waits bounded only by the task's own timeout (the catalogue's)
+const FOREVER_MS = 3600000
 
 function nearestEntityNamed (bot, name) {
   const mine = bot.entity.position
@@ -62,12 +64,10 @@ async function follow (bot, { player, range }, task) {
   bot.libraryFollowing = entity.username || player
   const undo = task.onAbort(() => { bot.pathfinder.setGoal(null); bot.libraryFollowing = null })
   if (!near()) {
-    // either side moving can close the gap: the bot's own move or the player's entityMoved
-    const mine = waitFor(bot, 'move', { filter: near, timeoutMs: 3600000, task, what: `${player} within ${keep}` })
-    const theirs = waitFor(bot, 'entityMoved', { filter: near, timeoutMs: 3600000, task, what: `${player} within ${keep}` })
-    mine.catch(() => {})
-    theirs.catch(() => {})
-    await Promise.any([mine, theirs]).catch(err => { throw err.errors ? err.errors[0] : err })
+    // either side moving can close the gap: the bot's own move or the player's entityMoved; the
+    // task's timeout bounds the wait
+    await firstEvent([[bot, 'move', near, 'moved'], [bot, 'entityMoved', near, 'they moved']],
+      { timeoutMs: FOREVER_MS, task, what: `${player} within ${keep}` })
   }
   undo()
   return { following: bot.libraryFollowing, distance: Math.round(bot.entity.position.distanceTo(entity.position) * 10) / 10 }
