@@ -29,7 +29,9 @@ function nearbyBlocks (bot, { radius }) {
   spawned(bot)
   const r = Math.min(24, Math.max(1, Number(radius) || 8))
   const from = bot.entity.position
-  const found = bot.findBlocks({ matching: (b) => b && !GROUND.has(b.name), maxDistance: r, count: 4096 })
+  // block ids, not a function: findBlocks then skips every chunk section whose palette has none
+  const ids = bot.registry.blocksArray.filter(b => !GROUND.has(b.name)).map(b => b.id)
+  const found = bot.findBlocks({ matching: ids, maxDistance: r, count: 4096 })
   const kinds = new Map()
   for (const pos of found) {
     const name = bot.blockAt(pos).name
