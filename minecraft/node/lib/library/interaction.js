@@ -93,7 +93,9 @@ async function drop (bot, { item, count }, task) {
 async function say (bot, { text }, task) {
   const line = String(text || '')
   if (!line.trim() || line.trim().startsWith('/')) throw new ActionError('bad_request', 'say needs a line that is not a command')
-  const echo = waitFor(bot, 'messagestr', { filter: (msg) => typeof msg === 'string' && msg.includes(line), timeoutMs: ECHO_TIMEOUT_MS, task, code: 'not_heard', what: 'the server\'s echo' })
+  // the server's line as every player sees it (vanilla and flying-squid both write `<name> text`)
+  const heard = `<${bot.username}> ${line}`
+  const echo = waitFor(bot, 'messagestr', { filter: (msg) => typeof msg === 'string' && msg.includes(heard), timeoutMs: ECHO_TIMEOUT_MS, task, code: 'not_heard', what: 'the server\'s echo' })
   echo.catch(() => {})
   bot.chat(line)
   await echo
