@@ -10,6 +10,7 @@ Example::
 """
 
 from minecraft.actions.catalogue import CATALOGUE, CATALOGUE_BY_NAME
+from minecraft.actions.feedback import failure_line, success_line
 from minecraft.actions.parse import ActionCall, ActionSyntaxError, extract_actions, parse_action
 from minecraft.actions.prompt import describe, render, select
 from minecraft.actions.run import perform
@@ -17,5 +18,5 @@ from minecraft.actions.spec import ActionSpec, ArgKind, Param
 
 __all__ = [
     "CATALOGUE", "CATALOGUE_BY_NAME", "ActionCall", "ActionSpec", "ActionSyntaxError", "ArgKind", "Param",
-    "describe", "extract_actions", "parse_action", "perform", "render", "select",
+    "describe", "extract_actions", "failure_line", "parse_action", "perform", "render", "select", "success_line",
 ]

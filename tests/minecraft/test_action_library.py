@@ -181,3 +181,19 @@ def test_the_how_to_page_shows_the_catalogue_as_it_is() -> None:
 
     page = Path(__file__).resolve().parents[2] / "docs" / "howto" / "minecraft-actions.md"
     assert markdown_table() in page.read_text(encoding="utf-8")
+
+
+def test_feedback_lines_for_the_model() -> None:
+    from minecraft.actions.feedback import failure_line, success_line
+
+    call = parse_action("placeBlock(Alex, oak_planks, 3, 5, -2)", AGENTS)
+    assert success_line(call, {"placed": "oak_planks", "position": [3, 5, -2]}) == \
+        "placeBlock(Alex, oak_planks, 3, 5, -2) done: placed oak_planks; position 3 5 -2"
+    opened = parse_action("openContainer(Steve, 1, 5, 3)", AGENTS)
+    line = success_line(opened, {"container": "chest", "items": {"oak_planks": 3, "bowl": 1}})
+    assert line == "openContainer(Steve, 1, 5, 3) done: container chest; items bowl 1, oak_planks 3"
+    assert success_line(opened, {"items": {}}).endswith("items nothing")
+    big = success_line(opened, {"items": {f"item_{k}": k for k in range(100)}})
+    assert len(big) < 260 and big.endswith("...")
+    assert failure_line(call, "occupied", "a stone is\nalready there") == \
+        "placeBlock(Alex, oak_planks, 3, 5, -2) failed (occupied): a stone is already there"
