@@ -42,7 +42,7 @@ async function placeBlock (bot, args, task) {
   await task.race(bot.equip(have, 'hand'))
   const placed = blockChange(bot, target, b => b.boundingBox !== 'empty' || b.name !== 'air', task, 'place_failed', `a block at ${target}`)
   try {
-    await task.race(bot._placeBlockWithOptions(ref, target.minus(ref.position), { swingArm: 'right' }))
+    await task.race(bot.placeBlock(ref, target.minus(ref.position)))
   } catch (err) {
     task.check()
     throw new ActionError('place_failed', `the server did not place the ${args.item}: ${err.message}`)
