@@ -112,11 +112,11 @@ INTERACTION = (
         params=(_item("what to equip"), Param(name="slot", kind=ArgKind.CHOICE, doc="where it goes", default="hand",
                                               choices=("hand", "off-hand", "head", "torso", "legs", "feet"))),
         description="Move an item from the inventory into the hand or an armour slot.",
-        confirms="heldItemChanged or the equipment slot's update", timeout_s=5),
+        confirms="the hand or armour slot after a server round trip (its slot updates)", timeout_s=5),
     ActionSpec(
         name="drop", group="interaction", params=(_item("what to drop"), _count(1)),
         description="Throw count of an item out of the inventory.",
-        confirms="the inventory slot update (the server took the items)", timeout_s=5,
+        confirms="the inventory slots after a server round trip (the server took the items)", timeout_s=5,
         fallback="flying-squid removes items thrown from the inventory window without spawning them"),
     ActionSpec(
         name="say", group="interaction", params=(Param(name="text", kind=ArgKind.TEXT, doc='a quoted line'),),

@@ -4,6 +4,7 @@
 // the server's echo of the chat line.
 
 const { ActionError, waitFor } = require('../task')
+const { sync } = require('../sync')
 const { firstEvent, REACH, position, itemNamed, carried, loadedBlock, walkNear, walkTo, posJson } = require('./common')
 const { Vec3 } = require('vec3')
 const { goals } = require('mineflayer-pathfinder')
@@ -72,6 +73,8 @@ async function equip (bot, { item, slot }, task) {
   const it = bot.inventory.items().find(i => i.type === info.id)
   if (!it) throw new ActionError('missing_item', `has no ${info.name}`)
   await task.race(bot.equip(it, dest))
+  // the client moves the item at once; a round trip brings the server's own slot updates
+  await sync(bot, task)
   const worn = bot.inventory.slots[bot.getEquipmentDestSlot(dest)]
   const held = dest === 'hand' ? bot.heldItem : worn
   if (!held || held.type !== info.id) throw new ActionError('equip_failed', `the ${info.name} did not reach the ${dest}`)
@@ -84,6 +87,8 @@ async function drop (bot, { item, count }, task) {
   if (have === 0) throw new ActionError('missing_item', `has no ${info.name}`)
   const n = Math.min(Math.max(1, Number(count) || 1), have)
   await task.race(bot.toss(info.id, null, n))
+  // the client predicts the toss; after a round trip the slots are the server's (a refused click is resent)
+  await sync(bot, task)
   if (carried(bot, info) > have - n) {
     await waitFor(bot.inventory, 'updateSlot', { filter: () => carried(bot, info) <= have - n, timeoutMs: EFFECT_TIMEOUT_MS, task, code: 'drop_failed', what: 'the items leaving the inventory' })
   }
