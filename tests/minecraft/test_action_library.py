@@ -132,6 +132,8 @@ def test_an_entry_with_a_required_argument_after_an_optional_one_is_refused() ->
 @settings(max_examples=400, deadline=None)
 @given(st.text(max_size=300))
 def test_any_text_parses_or_is_refused_in_one_line(text: str) -> None:
+    found = extract_actions(text, AGENTS)
+    assert [c.agent for c in found] == [a for a in AGENTS if a in {c.agent for c in found}]
     try:
         call = parse_action(text, AGENTS)
     except ActionSyntaxError as error:
