@@ -17,6 +17,7 @@ const spots = require('./lib/spots')
 const { ActionError, waitFor } = require('./lib/task')
 const { sync } = require('./lib/sync')
 const { DEFAULT_VERSION } = require('./lib/constants')
+const library = require('./lib/library')
 
 const write = (obj) => process.stdout.write(JSON.stringify(obj) + '\n')
 const host = new BotHost(write)
@@ -96,7 +97,8 @@ const OPS = {
   reset: async (args) => kitchenQuery(needBot(), `reset ${Number(args.seed ?? 0)}`),
   kitchen: async (args) => kitchenQuery(needBot(), String(args.command)),
   viewer: startView,
-  waitWorld
+  waitWorld,
+  act: (args) => library.act(host, args)
 }
 
 async function handle (line) {

@@ -71,6 +71,7 @@ class BotHost {
     const entry = { bot, task: null, action: null, connected: false }
     this.bots.set(name, entry)
     bot.loadPlugin(pathfinder)
+    bot.loadPlugin(require('./library/players'))
     bot.once('spawn', () => {
       const moves = new Movements(bot)
       moves.canDig = false
