@@ -120,7 +120,7 @@ def test_prompt_lists_the_blueprint_and_the_commands() -> None:
 
 
 def test_recorded_episodes_give_c_vhr_and_balance() -> None:
-    from minecraft.families.recorded import balance
+    from minecraft.families.team_metrics import balance
 
     bp = generate("easy", 1)
     first, second = bp.blocks[0], bp.blocks[1]
@@ -136,3 +136,4 @@ def test_recorded_episodes_give_c_vhr_and_balance() -> None:
     assert got["balance_B"] == 0.5  # min-max scaling leaves two unequal bots at 0 and 1: σ = 0.5
     assert balance([3, 3, 3]) == 1.0 and balance([4]) is None
     assert balance([0, 1, 2]) == pytest.approx(1 - (1 / 6) ** 0.5)
+    assert got["agent_contribution"] == 0.0 and got["contribution_per_agent"] == {"Alex": 1, "Steve": 0}
