@@ -37,15 +37,48 @@ async function takeFromChest (bot, { item, count, chest }, task) {
   }
 }
 
-// Where to stand to place at `target`: for a faced block, behind it (the server faces a block by
-// where its placer stands); otherwise anywhere within reach but not in the block's own column.
-function standGoal (target, facing) {
-  const step = facing ? FACING_STEP[facing] : null
-  if (step) return new goals.GoalNear(target.x - 2 * step[0], target.y, target.z - 2 * step[1], 0.9)
-  return new goals.GoalCompositeAll([
-    new goals.GoalNear(target.x, target.y, target.z, 3.5),
-    new goals.GoalInvert(new goals.GoalNearXZ(target.x, target.z, 1))
-  ])
+// Eyes to block centre, in blocks, within which a placement or a dig is made: the vanilla
+// survival reach, so a foreign server that checks reach accepts what the embedded one does.
+const REACH = 4.5
+const EYE = 1.62
+
+// Where a bot stands to place (or dig) at `target`: not in the block's column nor next to it
+// (an adjacent bot can end up inside the new block), eyes within REACH, at any height: the
+// ground below a tall structure is as good as a ledge on it. For a block with a facing, in the
+// quarter behind it: the server faces a block by the placer's bearing alone, so the bot need
+// not stand at the block's height (an earlier goal asked for that, which a bot on the ground
+// beside the upper layers of the hard band could never reach).
+class GoalWorkFrom extends goals.Goal {
+  constructor (target, facing) {
+    super()
+    this.target = target
+    this.step = facing ? FACING_STEP[facing] : null
+  }
+
+  fits (x, y, z) {
+    const dx = x - this.target.x
+    const dz = z - this.target.z
+    const flat = dx * dx + dz * dz
+    if (flat < 2) return false
+    const dy = this.target.y + 0.5 - (y + EYE)
+    if (flat + dy * dy > REACH * REACH) return false
+    if (!this.step) return true
+    const behind = -(dx * this.step[0] + dz * this.step[1])
+    const across = Math.abs(dx * this.step[1] - dz * this.step[0])
+    return behind >= 1 && behind > across
+  }
+
+  heuristic (node) {
+    const ideal = this.step ? [-2 * this.step[0], -2 * this.step[1]] : null
+    const dx = node.x - this.target.x
+    const dz = node.z - this.target.z
+    if (ideal) return Math.hypot(dx - ideal[0], dz - ideal[1])
+    return Math.abs(Math.hypot(dx, dz) - 2)
+  }
+
+  isEnd (node) {
+    return this.fits(node.x, node.y, node.z)
+  }
 }
 
 async function placeAt (bot, { item, x, y, z, facing }, task) {
@@ -59,7 +92,7 @@ async function placeAt (bot, { item, x, y, z, facing }, task) {
   if (!below || below.boundingBox === 'empty') throw new ActionError('no_support', 'nothing under the spot to place against')
   const here = bot.blockAt(target)
   if (here && here.name !== 'air') throw new ActionError('occupied', `a ${here.name} is already there`)
-  await walk(bot, standGoal(target, facing), task)
+  await walk(bot, new GoalWorkFrom(target, facing), task)
   await bot.equip(have, 'hand')
   const placed = waitFor(bot, 'blockUpdate', {
     filter: (oldBlock, newBlock) => Boolean(newBlock && newBlock.position.equals(target) && newBlock.name === item),
@@ -85,7 +118,7 @@ async function digAt (bot, { x, y, z }, task) {
   const target = vec({ x, y, z })
   const block = bot.blockAt(target)
   if (!block || block.name === 'air') throw new ActionError('not_found', 'there is no block there')
-  await walk(bot, new goals.GoalNear(target.x, target.y, target.z, 3), task)
+  await walk(bot, new GoalWorkFrom(target, null), task)
   const undo = task.onAbort(() => bot.stopDigging())
   try {
     await task.race(bot.dig(block, true))
@@ -98,4 +131,4 @@ async function digAt (bot, { x, y, z }, task) {
   return { dug: block.name, position: [target.x, target.y, target.z] }
 }
 
-module.exports = { takeFromChest, placeAt, digAt }
+module.exports = { takeFromChest, placeAt, digAt, GoalWorkFrom }
