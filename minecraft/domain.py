@@ -20,6 +20,7 @@ from mindagent.dispatch.policy import Policy, RandomLegalPolicy
 from minecraft.families.registry import (
     FAMILIES,
     FamilyPlanner,
+    eval_columns,
     expand_levels,
     family_metrics,
     family_named,
@@ -172,6 +173,11 @@ class MinecraftDomain(DomainBase):
                     bot = command[len("putInChest("):].split(",")[0].strip()
                     deliveries[bot] = deliveries.get(bot, 0) + 1
         return {"deliveries_per_agent": dict(sorted(deliveries.items()))}
+
+    def eval_columns(self, level: str) -> tuple[tuple[str, str], ...]:
+        """A task family's companions of its rate (construction: C, VHR; every family: B, ACR); none
+        for the kitchen (`ProcessColumns`)."""
+        return eval_columns(level)
 
     def reference_figures(self) -> ReferenceFigures:
         """The paper's Table 5: GPT-4 dispatching Alex and Steve, CoS 0.581 over the five taus."""

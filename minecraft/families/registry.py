@@ -39,6 +39,9 @@ class TaskFamily:
     max_agents: int = 4
     #: Whether the family also plays on a server of the user's own (`--mc-host`).
     plays_foreign: bool = False
+    #: The family's own figures `mindagent eval` prints beside the rate (keys of its ``metrics``,
+    #: column headers); the team figures of `team_metrics.EVAL_COLUMNS` follow them for every family.
+    columns: tuple[tuple[str, str], ...] = ()
 
     def load(self, where: str) -> Any:
         module, _, attribute = where.partition(":")
@@ -59,7 +62,8 @@ FAMILIES: tuple[TaskFamily, ...] = (
         metrics="minecraft.families.recorded:construction_metrics",
         check="minecraft.families.construction:check_level",
         claims_file="minecraft.families.construction:is_blueprint_file",
-        note="scored by the completion rate C (blocks right / blueprint blocks) read from the server's site"),
+        note="scored by the completion rate C (blocks right / blueprint blocks) read from the server's site",
+        columns=(("completion_C", "C"), ("view_hit_rate", "VHR"))),
 )
 
 
@@ -70,6 +74,14 @@ def family_of(level: str | None) -> TaskFamily | None:
         if family.owns(str(level)):
             return family
     return None
+
+
+def eval_columns(level: str) -> tuple[tuple[str, str], ...]:
+    """What `mindagent eval` shows beside a family level's rate: the family's figures, then B and ACR."""
+    from minecraft.families.team_metrics import EVAL_COLUMNS
+
+    family = family_of(level)
+    return () if family is None else family.columns + EVAL_COLUMNS
 
 
 def family_named(name: object) -> TaskFamily | None:
