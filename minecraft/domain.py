@@ -33,7 +33,7 @@ from minecraft.session import AGENT_NAMES, MinecraftSession
 
 LEVEL = "minecraft"
 OPTIONS = ("mc_host", "mc_port", "mc_version", "cook_ticks", "mc_bind", "mc_clock", "step_ticks", "mc_view_port",
-           "mc_accounts")
+           "mc_accounts", "mc_site")
 #: Episode length when `--steps` is not given (the reference release's 60 dispatcher steps).
 DEFAULT_STEPS = 60
 #: The MindAgent paper's Table 5 (GPT-4, two bots).
@@ -69,6 +69,8 @@ class MinecraftDomain(DomainBase):
             return validate_family(family, spec, self.name)
         if spec.level not in (None, LEVEL):
             raise SpecError(f"{self.name} has one kitchen ({LEVEL!r}); --level {spec.level} is not one of its levels")
+        if spec.options.get("mc_site") is not None:
+            raise SpecError(f"{self.name}: --mc-site names a construction site's chest; the kitchen does not use it")
         if spec.rules != "reference":
             raise SpecError(f"{self.name} has one rule set (reference); --rules {spec.rules} does not apply")
         if spec.recipes is not None:

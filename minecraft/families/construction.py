@@ -8,7 +8,9 @@ score is the completion rate C computed from the server's blocks; the view hit r
 in the step notes' data (`metrics`). The episode ends when the blueprint stands (C = 1) or its
 steps are used.
 
-Levels: ``construction:<band>:<seed>`` (a generated blueprint) or a blueprint file's path.
+Levels: ``construction:<band>:<seed>`` (a generated blueprint) or a blueprint file's path. With
+``--mc-host`` (and ``--mc-site``, the materials chest there) the task is built on a server of the
+user's own (`construction_site.ForeignSite`).
 """
 
 from __future__ import annotations
@@ -24,11 +26,12 @@ from mindagent.core.spec import GameSpec
 from minecraft.families.blueprint import SITE, Blueprint, Position, load_blueprint
 from minecraft.families.build_commands import BuildSyntaxError, extract_build_commands, parse_build_command
 from minecraft.families.build_world import FACING_LETTERS, FACING_NAMES, BuildWorld, check_all, check_one
+from minecraft.families.construction_site import EmbeddedSite, ForeignSite, Site, SiteState, parse_site
 from minecraft.families.generate import BANDS, generate
 from minecraft.families.metrics import Placed, completion_rate, view_hit_rate
 from minecraft.families.support import build_order
 from minecraft.results import ActionDone, ActionError, Outcome
-from minecraft.server_process import MC_VERSION, EmbeddedServer, KitchenConfig
+from minecraft.server_process import MC_VERSION, ServerAddress
 from minecraft.transport import ActionFailed, BridgeError, BridgeTransport
 
 log = logging.getLogger(__name__)
@@ -36,7 +39,6 @@ log = logging.getLogger(__name__)
 FAMILY = "construction"
 AGENT_NAMES = ("Alex", "Steve", "Ellie", "Kai")
 ACTION_TIMEOUT_S = 20.0
-SITE_TIMEOUT_S = 30.0
 CONNECT_TIMEOUT_S = 60.0
 
 
@@ -60,8 +62,29 @@ def check_level(level: str) -> None:
 
 def make_session(spec: GameSpec) -> ConstructionSession:
     assert spec.level is not None
+    o = spec.options
+    version = str(o.get("mc_version") or MC_VERSION)
+    site: Site | None = None
+    if o.get("mc_host"):
+        address = ServerAddress(str(o["mc_host"]), int(o.get("mc_port") or 25565), version=version)
+        site = ForeignSite(address, parse_site(str(o["mc_site"])))
     return ConstructionSession(load_level(spec.level), n_agents=spec.agents, max_steps=spec.steps or DEFAULT_STEPS,
-                               seed=spec.seed)
+                               seed=spec.seed, version=version, site=site)
+
+
+def check_options(options: dict[str, object]) -> None:
+    """ValueError (one line) for server options a construction task cannot use."""
+    if options.get("mc_host") and not options.get("mc_site"):
+        raise ValueError("construction on a server at --mc-host needs --mc-site X,Y,Z: where its owner put the "
+                         "materials chest (the site is the 16 x 16 square two blocks south of it)")
+    if options.get("mc_site") is not None:
+        if not options.get("mc_host"):
+            raise ValueError("--mc-site names the materials chest on a server at --mc-host; the embedded server "
+                             "lays out its own site")
+        parse_site(str(options["mc_site"]))
+    for key, flag in (("mc_accounts", "--mc-accounts"), ("mc_clock", "--mc-clock"), ("cook_ticks", "--cook-ticks")):
+        if options.get(key) is not None:
+            raise ValueError(f"construction tasks do not use {flag}")
 
 
 def load_level(level: str) -> Blueprint:
@@ -96,12 +119,12 @@ class ConstructionSession(DomainSession):
     family = FAMILY
 
     def __init__(self, blueprint: Blueprint, *, n_agents: int = 2, max_steps: int = 40, seed: int = 0,
-                 version: str = MC_VERSION) -> None:
+                 version: str = MC_VERSION, site: Site | None = None) -> None:
         self.blueprint = blueprint
         self.name = blueprint.name
         self.n_agents, self.max_steps, self.seed = n_agents, max_steps, seed
         self.agents = list(AGENT_NAMES[:n_agents]) + [f"Agent{i}" for i in range(len(AGENT_NAMES), n_agents)]
-        self.server = EmbeddedServer(KitchenConfig(seed=seed), version)
+        self.site: Site = site if site is not None else EmbeddedSite(seed, version)
         self.bridge = BridgeTransport()
         self.world = BuildWorld.fresh(blueprint, self.agents)
         self.origin: tuple[int, int, int] = (0, 0, 0)
@@ -115,41 +138,44 @@ class ConstructionSession(DomainSession):
     async def start(self) -> None:
         if self._started:
             return
-        address = await self.server.start(port=0)
+        address = await self.site.start(self.bridge)
         await self.bridge.start()
-        await self.bridge.request("connect", {"names": self.agents, "host": address.host, "port": address.port,
-                                              "version": address.version, "token": address.admin_token},
-                                  timeout=CONNECT_TIMEOUT_S)
+        args: dict[str, Any] = {"names": self.agents, "host": address.host, "port": address.port,
+                                "version": address.version}
+        if address.admin_token:
+            args["token"] = address.admin_token
+        await self.bridge.request("connect", args, timeout=CONNECT_TIMEOUT_S)
         self._started = True
 
     async def aclose(self) -> None:
         await self.bridge.close()
-        await self.server.stop()
+        await self.site.stop()
         self._started = False
 
     async def reset(self, seed: int | None = None) -> None:
-        """The kitchen reset (inventories emptied, bots at spawn), then a cleared site and a full chest."""
+        """At home: the kitchen reset (inventories emptied, bots at spawn), then a cleared site and a
+        full chest. On a foreign server: the site and chest as its owner prepared them (`SiteError`
+        unless clear and full); the bots are taken to carry nothing."""
         if seed is not None:
             self.seed = seed
         await self.start()
-        await self.server.admin(f"reset {self.seed}", timeout=SITE_TIMEOUT_S)
-        materials = ",".join(f"{m}:{n}" for m, n in self.blueprint.chest_contents().items())
-        state = await self.server.admin(f"site setup {materials}", timeout=SITE_TIMEOUT_S)
-        self.origin = (int(state["origin"][0]), int(state["origin"][1]), int(state["origin"][2]))
-        self.chest_pos = [int(c) for c in state["chestPos"]]
+        state = await self.site.prepare(self.bridge, self.blueprint, self.seed, self.agents[0])
+        self.origin = state.origin
+        self.chest_pos = list(state.chest_pos)
         self.world = BuildWorld.fresh(self.blueprint, self.agents)
         self._read_site(state)
         self._step = 0
         self._gained = self._lost = 0
 
-    def _read_site(self, state: dict[str, Any]) -> None:
-        """The server's site and chest become the model's (the truth C is computed from)."""
+    def _read_site(self, state: SiteState) -> None:
+        """The server's site (and chest, where it was read) become the model's: the truth C is computed from."""
         site: dict[Position, Placed] = {}
-        for x, y, z, name, facing in state["blocks"]:
-            site[(int(x), int(y), int(z))] = Placed(str(name), FACING_LETTERS.get(str(facing)) if facing else None)
+        for x, y, z, name, facing in state.blocks:
+            site[(x, y, z)] = Placed(name, FACING_LETTERS.get(facing) if facing else None)
         self.world.site = site
-        self.world.chest.clear()
-        self.world.chest.update({str(k): int(v) for k, v in state["chest"].items()})
+        if state.chest is not None:
+            self.world.chest.clear()
+            self.world.chest.update(state.chest)
         self.vhr = view_hit_rate(self.blueprint, site)
 
     # ---- stepping
@@ -160,11 +186,14 @@ class ConstructionSession(DomainSession):
         for (cmd, _), outcome in zip(checked, outcomes, strict=True):
             if cmd is not None and isinstance(outcome, ActionDone) and cmd.verb == "take":
                 self.world.apply(cmd, outcome.result)
+                if isinstance(outcome.result.get("chest"), dict):  # the chest as the take left it
+                    self.world.chest.clear()
+                    self.world.chest.update({str(k): int(v) for k, v in outcome.result["chest"].items() if int(v) > 0})
             elif cmd is not None and isinstance(outcome, ActionDone) and cmd.verb == "place" and cmd.material:
                 self.world.inventory[cmd.agent][cmd.material] -= 1
         self._step += 1
         right_before = self._right()
-        self._read_site(await self.server.admin("site state", timeout=SITE_TIMEOUT_S))
+        self._read_site(await self.site.read(self.bridge, self.agents[0]))
         right_now = self._right()
         gained, lost = sorted(right_now - right_before), sorted(right_before - right_now)
         self._gained += len(gained)
@@ -328,7 +357,9 @@ class ConstructionSession(DomainSession):
         return Counts(completed=self._gained, failed=self._lost, active=len(self.blueprint.blocks) - self._correct())
 
     def episode_header(self) -> dict[str, Any]:
-        return {"family": FAMILY, "blueprint": self.blueprint.model_dump(mode="json", by_alias=True)}
+        return {"family": FAMILY, "blueprint": self.blueprint.model_dump(mode="json", by_alias=True),
+                "site": {"server": "foreign" if self.site.foreign else "embedded", "origin": list(self.origin),
+                         "chest": list(self.chest_pos)}}
 
 
 def _label(block: Any) -> str:

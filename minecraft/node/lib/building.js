@@ -8,6 +8,7 @@ const { goals } = require('mineflayer-pathfinder')
 const { Vec3 } = require('vec3')
 const { ActionError, waitFor, withTimeout } = require('./task')
 const { counts, walkTo: walk } = require('./actions')
+const { sync } = require('./sync')
 
 const WINDOW_TIMEOUT_MS = 5000
 const BLOCK_TIMEOUT_MS = 5000
@@ -131,4 +132,39 @@ async function digAt (bot, { x, y, z }, task) {
   return { dug: block.name, position: [target.x, target.y, target.z] }
 }
 
-module.exports = { takeFromChest, placeAt, digAt, GoalWorkFrom }
+// What a server of someone else's holds on the site, as this bot sees it: on such a server there is
+// no `/kitchen site state` to ask, so the session reads the site through a bot after every step
+// (after a round trip where the server answers one, so other bots' placements have arrived).
+async function surveySite (bot, { origin, size, height }, task) {
+  const o = vec({ x: origin[0], y: origin[1], z: origin[2] })
+  await sync(bot, task)
+  const blocks = []
+  for (let dx = 0; dx < Number(size); dx++) {
+    for (let dy = 0; dy < Number(height); dy++) {
+      for (let dz = 0; dz < Number(size); dz++) {
+        const block = bot.blockAt(o.offset(dx, dy, dz))
+        if (!block) throw new ActionError('not_loaded', `the site at ${o.x} ${o.y} ${o.z} is beyond what ${bot.username} sees`)
+        if (block.name === 'air' || block.name === 'cave_air') continue
+        const props = block.getProperties ? block.getProperties() : {}
+        blocks.push([dx, dy, dz, block.name, props.facing || null])
+      }
+    }
+  }
+  return { blocks }
+}
+
+// The materials chest's contents, by opening it (a foreign server's chest cannot be read otherwise).
+async function readChest (bot, { chest }, task) {
+  const pos = vec({ x: chest[0], y: chest[1], z: chest[2] })
+  await walk(bot, new goals.GoalNear(pos.x, pos.y, pos.z, 2), task)
+  const block = bot.blockAt(pos)
+  if (!block || block.name !== 'chest') throw new ActionError('not_found', `no chest at ${pos.x} ${pos.y} ${pos.z}`)
+  const window = await task.race(withTimeout(bot.openContainer(block), WINDOW_TIMEOUT_MS, 'container_failed', 'the chest did not open'))
+  try {
+    return { chest: counts(window.containerItems()) }
+  } finally {
+    window.close()
+  }
+}
+
+module.exports = { takeFromChest, placeAt, digAt, surveySite, readChest, GoalWorkFrom }

@@ -103,8 +103,16 @@ def test_levels_are_chosen_by_name_or_file(tmp_path: Path) -> None:
                         ("construction:easy:x", "construction:<easy"), (str(tmp_path / "no.json"), "cannot read")]:
         with pytest.raises(SpecError, match=says):
             DOMAIN.validate(GameSpec("minecraft", level=level, agents=2))
-    with pytest.raises(SpecError, match="embedded server only"):
-        DOMAIN.validate(GameSpec("minecraft", level="construction:easy:0", agents=2, options={"mc_host": "h"}))
+    for options, says in [({"mc_host": "h"}, "needs --mc-site X,Y,Z"), ({"mc_site": "1,2,3"}, "on a server at --mc-host"),
+                          ({"mc_host": "h", "mc_site": "1,2"}, "three whole numbers"),
+                          ({"mc_host": "h", "mc_site": "1,2,3", "mc_accounts": "A=a@b"}, "do not use --mc-accounts")]:
+        with pytest.raises(SpecError, match=says):
+            DOMAIN.validate(GameSpec("minecraft", level="construction:easy:0", agents=2, options=options))
+    foreign = DOMAIN.make_session(DOMAIN.validate(GameSpec("minecraft", level="construction:easy:0", agents=2,
+                                                           options={"mc_host": "h", "mc_site": "10,-60,-10"})))
+    assert isinstance(foreign, ConstructionSession) and foreign.site.foreign
+    with pytest.raises(SpecError, match="kitchen does not use it"):
+        DOMAIN.validate(GameSpec("minecraft", agents=2, options={"mc_site": "1,2,3"}))
     with pytest.raises(SpecError, match="1 to 4 bots"):
         DOMAIN.validate(GameSpec("minecraft", level="construction:easy:0", agents=5))
 
