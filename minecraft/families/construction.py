@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from mindagent.core.domain import CommandError, Counts, DomainSession, DomainStep, PromptParts, Verdict
 from mindagent.core.spec import GameSpec
-from minecraft.families.blueprint import SITE, Blueprint, Position, load_blueprint
+from minecraft.families.blueprint import MATERIALS, SITE, Blueprint, Position, load_blueprint
 from minecraft.families.build_commands import BuildSyntaxError, extract_build_commands, parse_build_command
 from minecraft.families.build_world import FACING_LETTERS, FACING_NAMES, BuildWorld, check_all, check_one
 from minecraft.families.construction_site import EmbeddedSite, ForeignSite, Site, SiteState, parse_site
@@ -155,7 +156,7 @@ class ConstructionSession(DomainSession):
     async def reset(self, seed: int | None = None) -> None:
         """At home: the kitchen reset (inventories emptied, bots at spawn), then a cleared site and a
         full chest. On a foreign server: the site and chest as its owner prepared them (`SiteError`
-        unless clear and full); the bots are taken to carry nothing."""
+        unless clear and full). Either way what the bots carry is read from them."""
         if seed is not None:
             self.seed = seed
         await self.start()
@@ -164,6 +165,7 @@ class ConstructionSession(DomainSession):
         self.chest_pos = list(state.chest_pos)
         self.world = BuildWorld.fresh(self.blueprint, self.agents)
         self._read_site(state)
+        await self._read_inventories()
         self._step = 0
         self._gained = self._lost = 0
 
@@ -192,6 +194,7 @@ class ConstructionSession(DomainSession):
             elif cmd is not None and isinstance(outcome, ActionDone) and cmd.verb == "place" and cmd.material:
                 self.world.inventory[cmd.agent][cmd.material] -= 1
         self._step += 1
+        await self._read_inventories()
         right_before = self._right()
         self._read_site(await self.site.read(self.bridge, self.agents[0]))
         right_now = self._right()
@@ -205,6 +208,20 @@ class ConstructionSession(DomainSession):
                      f"(C {self.score:.2f}, view hit rate {self.vhr:.2f}).")
         want = self.blueprint.at()
         return DomainStep(verdicts, notes, [_label(want[p]) for p in gained], [_label(want[p]) for p in lost])
+
+    async def _read_inventories(self) -> None:
+        """What each bot really carries, as the site is read from the server: a placement that the
+        world confirmed only after its action gave up (a loaded server) is built, and its block gone
+        from the bot's hands; counting from reports alone, the team would wait on a block it lacks."""
+        replies = await asyncio.gather(*[self.bridge.request("carrying", {"bot": a}, timeout=ACTION_TIMEOUT_S)
+                                         for a in self.agents], return_exceptions=True)
+        for agent, reply in zip(self.agents, replies, strict=True):
+            if isinstance(reply, BaseException):
+                log.warning("could not read what %s carries: %s", agent, reply)
+                continue
+            items = dict(reply.get("items") or {})
+            self.world.inventory[agent] = Counter({str(m): int(n) for m, n in sorted(items.items())
+                                                   if m in MATERIALS and int(n) > 0})
 
     async def _run(self, cmd: Any) -> Outcome:
         if cmd.verb == "noop":

@@ -167,4 +167,12 @@ async function readChest (bot, { chest }, task) {
   }
 }
 
-module.exports = { takeFromChest, placeAt, digAt, surveySite, readChest, GoalWorkFrom }
+// What the bot carries, after a round trip to the server (where it answers one), so every slot
+// update sent before is here: a placement confirmed too late for its action (a loaded server) still
+// took its block out of the bot's hands, and the session's count must say so.
+async function carrying (bot, args, task) {
+  await sync(bot, task)
+  return { items: counts(bot.inventory.items()) }
+}
+
+module.exports = { takeFromChest, placeAt, digAt, surveySite, readChest, carrying, GoalWorkFrom }
