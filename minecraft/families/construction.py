@@ -43,8 +43,16 @@ ACTION_TIMEOUT_S = 20.0
 CONNECT_TIMEOUT_S = 60.0
 
 
-#: Episode length of a construction task when `--steps` is not given.
+#: Episode length of a construction task when `--steps` is not given: at least this many steps,
+#: and a step per blueprint block plus `SPARE_STEPS` (takes from the chest, a block given again)
+#: for larger blueprints, so one bot can finish any generated task in time.
 DEFAULT_STEPS = 40
+SPARE_STEPS = 20
+
+
+def default_steps(blueprint: Blueprint) -> int:
+    """The task's own length: `eval --steps` only cuts a run short, so a hard blueprint needs its own."""
+    return max(DEFAULT_STEPS, len(blueprint.blocks) + SPARE_STEPS)
 
 
 def is_construction_level(level: str | None) -> bool:
@@ -69,7 +77,8 @@ def make_session(spec: GameSpec) -> ConstructionSession:
     if o.get("mc_host"):
         address = ServerAddress(str(o["mc_host"]), int(o.get("mc_port") or 25565), version=version)
         site = ForeignSite(address, parse_site(str(o["mc_site"])))
-    return ConstructionSession(load_level(spec.level), n_agents=spec.agents, max_steps=spec.steps or DEFAULT_STEPS,
+    blueprint = load_level(spec.level)
+    return ConstructionSession(blueprint, n_agents=spec.agents, max_steps=spec.steps or default_steps(blueprint),
                                seed=spec.seed, version=version, site=site)
 
 

@@ -93,6 +93,9 @@ def test_levels_are_chosen_by_name_or_file(tmp_path: Path) -> None:
     assert spec.level == "construction:medium:7"
     session = DOMAIN.make_session(spec)
     assert isinstance(session, ConstructionSession) and session.blueprint == generate("medium", 7)
+    assert session.max_steps == max(40, len(session.blueprint.blocks) + 20)  # the task's own length
+    hard = DOMAIN.make_session(DOMAIN.validate(GameSpec("minecraft", level="construction:hard:0", agents=2)))
+    assert hard.max_steps == 72 + 20  # eval --steps cannot lengthen a session, so a large task brings its own
     assert DOMAIN.parse_levels("construction:easy") == [f"construction:easy:{s}" for s in range(5)]
     assert DOMAIN.parse_levels("construction:hard:2,construction:easy:9") == ["construction:hard:2", "construction:easy:9"]
     assert DOMAIN.parse_levels("minecraft") == ["minecraft"]
