@@ -20,6 +20,7 @@ from mindagent.dispatch.policy import Policy, RandomLegalPolicy
 from minecraft.families.registry import (
     FAMILIES,
     FamilyPlanner,
+    eval_columns,
     expand_levels,
     family_metrics,
     family_named,
@@ -32,7 +33,7 @@ from minecraft.session import AGENT_NAMES, MinecraftSession
 
 LEVEL = "minecraft"
 OPTIONS = ("mc_host", "mc_port", "mc_version", "cook_ticks", "mc_bind", "mc_clock", "step_ticks", "mc_view_port",
-           "mc_accounts")
+           "mc_accounts", "mc_site")
 #: Episode length when `--steps` is not given (the reference release's 60 dispatcher steps).
 DEFAULT_STEPS = 60
 #: The MindAgent paper's Table 5 (GPT-4, two bots).
@@ -68,6 +69,8 @@ class MinecraftDomain(DomainBase):
             return validate_family(family, spec, self.name)
         if spec.level not in (None, LEVEL):
             raise SpecError(f"{self.name} has one kitchen ({LEVEL!r}); --level {spec.level} is not one of its levels")
+        if spec.options.get("mc_site") is not None:
+            raise SpecError(f"{self.name}: --mc-site names a construction site's chest; the kitchen does not use it")
         if spec.rules != "reference":
             raise SpecError(f"{self.name} has one rule set (reference); --rules {spec.rules} does not apply")
         if spec.recipes is not None:
@@ -172,6 +175,11 @@ class MinecraftDomain(DomainBase):
                     bot = command[len("putInChest("):].split(",")[0].strip()
                     deliveries[bot] = deliveries.get(bot, 0) + 1
         return {"deliveries_per_agent": dict(sorted(deliveries.items()))}
+
+    def eval_columns(self, level: str) -> tuple[tuple[str, str], ...]:
+        """A task family's companions of its rate (construction: C, VHR; every family: B, ACR); none
+        for the kitchen (`ProcessColumns`)."""
+        return eval_columns(level)
 
     def reference_figures(self) -> ReferenceFigures:
         """The paper's Table 5: GPT-4 dispatching Alex and Steve, CoS 0.581 over the five taus."""

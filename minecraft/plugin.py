@@ -26,6 +26,8 @@ PLUGIN = DomainPlugin(
                      single_use=True),
         DomainOption("mc_accounts", "--mc-accounts", str, "an online-mode server at --mc-host: NAME=EMAIL,... one "
                      "Microsoft account per bot, NAME its in-game name (the bot goes by it); documented, not tested"),
+        DomainOption("mc_site", "--mc-site", str, "construction at --mc-host: X,Y,Z of the materials chest its "
+                     "owner filled (the site is the 16 x 16 square two blocks south of it)"),
         DomainOption("mc_clock", "--mc-clock", str, "embedded server: lockstep (default; each step advances the "
                      "kitchen 40 game ticks, reproducible) | realtime (20 ticks a second, for people playing along)"),
     ),

@@ -18,6 +18,7 @@ from mindagent.cli.compare import INTERVALS, print_seed_tables
 from mindagent.cli.domain_options import single_use_given, with_domain_options
 from mindagent.cli.dryrun import dry_run as run_dry
 from mindagent.core import registry as domains
+from mindagent.core.capabilities import ProcessColumns
 from mindagent.core.domain import SpecError
 from mindagent.dispatch.brains import MenuBrain, PolicyBrain, generation_settings, make_brain
 from mindagent.dispatch.rules import RULE_PREFIX
@@ -33,8 +34,25 @@ from mindagent.llm.ratelimit import RateGate, RateLimits
 out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160)
 
 
+def process_columns(results: Results) -> list[tuple[str, str]]:
+    """The process metrics the domain asks to see beside the rates of these levels (first seen first)."""
+    domain = domains.get(results.config.domain)
+    if not isinstance(domain, ProcessColumns):
+        return []
+    columns: dict[str, str] = {}
+    for level in results.config.levels:
+        for key, header in domain.eval_columns(level):
+            columns.setdefault(key, header)
+    return list(columns.items())
+
+
+def _figure(value: object) -> str:
+    return f"{value:.3f}" if isinstance(value, int | float) and not isinstance(value, bool) else "-"
+
+
 def print_tables(results: Results, compare: bool) -> None:
     cells = results.cells()
+    extra = process_columns(results)
     reference = domains.get(results.config.domain).reference_figures() if compare else None
     paper = reference.published if reference is not None else None
     bound = reference.bound if reference is not None else None
@@ -46,6 +64,8 @@ def print_tables(results: Results, compare: bool) -> None:
             table.add_column(f"{tau:g}", no_wrap=True)
         table.add_column("CoS")
         table.add_column("CoS\u2020")
+        for _, header in extra:
+            table.add_column(header)
         if reference is not None:
             table.add_column(reference.published_name)
         if bound is not None:
@@ -59,6 +79,8 @@ def print_tables(results: Results, compare: bool) -> None:
                 row.append(f"{t['completed']}/{t['completed'] + t['failed'] + t['active']}" if t
                            else "failed" if broken else "-")
             row += [f"{cell['cos']:.3f}", f"{cell['cos_paper']:.3f}"]
+            process = (cell.get("metrics") or {}).get("process") or {}
+            row += [_figure(process.get(key)) for key, _ in extra]
             if paper is not None:
                 value = paper(str(cell["level"]), agents)
                 row.append(f"{value:.3f}" if value is not None else "-")

@@ -293,8 +293,22 @@ class LevelDifficulty(Protocol):
         ...
 
 
+@runtime_checkable
+class ProcessColumns(Protocol):
+    """Process metrics worth a column of `mindagent eval`'s table beside the completion rate,
+    declared on its `Domain`: a game whose score has companions (a second score, team figures)
+    names them here and the table shows each cell's mean over its episodes.
+
+    Example: ``domain.eval_columns("construction:easy:0")`` → ``(("view_hit_rate", "VHR"),)``
+    (keys of `Domain.process_metrics`; a level without any gives ``()``)."""
+
+    def eval_columns(self, level: str) -> tuple[tuple[str, str], ...]:
+        """(process-metric key, column header) pairs for this level, in column order."""
+        ...
+
+
 #: Capabilities a game's `Domain` (not its sessions) may declare.
-DOMAIN_CAPABILITIES: tuple[type, ...] = (PageAssets, RealTimePace, LevelDifficulty)
+DOMAIN_CAPABILITIES: tuple[type, ...] = (PageAssets, RealTimePace, LevelDifficulty, ProcessColumns)
 
 #: Every session capability, for listings and the conformance suite.
 SESSION_CAPABILITIES: tuple[type, ...] = (Grammars, LegalGrammars, GoalMode, TaskGraphMode, AgentPrompts, Demos,
@@ -302,7 +316,7 @@ SESSION_CAPABILITIES: tuple[type, ...] = (Grammars, LegalGrammars, GoalMode, Tas
 
 __all__ = ["ASSET_MAX_BYTES", "ASSET_NAME", "ASSET_SUFFIXES", "ActsFor", "AgentPrompts", "DOMAIN_CAPABILITIES",
            "Demos", "Directable", "DishShares", "GoalMode", "Grammars", "LegalGrammars", "LevelDifficulty",
-           "LiveView", "PageActions", "PageAssets", "RealTimePace", "Replayable", "SESSION_CAPABILITIES", "Scored",
+           "LiveView", "PageActions", "PageAssets", "ProcessColumns", "RealTimePace", "Replayable", "SESSION_CAPABILITIES", "Scored",
            "TakesReplies", "TaskGraphMode", "agent_grammar_of", "agent_prompt_parts_of", "demo_of", "dish_shares_of",
            "goal_menu_of", "grammar_of", "policy_commands", "policy_replies", "step_agent_grammar_of",
            "step_grammar_of", "task_graph_of"]

@@ -8,27 +8,31 @@ score is the completion rate C computed from the server's blocks; the view hit r
 in the step notes' data (`metrics`). The episode ends when the blueprint stands (C = 1) or its
 steps are used.
 
-Levels: ``construction:<band>:<seed>`` (a generated blueprint) or a blueprint file's path.
+Levels: ``construction:<band>:<seed>`` (a generated blueprint) or a blueprint file's path. With
+``--mc-host`` (and ``--mc-site``, the materials chest there) the task is built on a server of the
+user's own (`construction_site.ForeignSite`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from mindagent.core.domain import CommandError, Counts, DomainSession, DomainStep, PromptParts, Verdict
 from mindagent.core.spec import GameSpec
-from minecraft.families.blueprint import SITE, Blueprint, Position, load_blueprint
+from minecraft.families.blueprint import MATERIALS, SITE, Blueprint, Position, load_blueprint
 from minecraft.families.build_commands import BuildSyntaxError, extract_build_commands, parse_build_command
 from minecraft.families.build_world import FACING_LETTERS, FACING_NAMES, BuildWorld, check_all, check_one
+from minecraft.families.construction_site import EmbeddedSite, ForeignSite, Site, SiteState, parse_site
 from minecraft.families.generate import BANDS, generate
 from minecraft.families.metrics import Placed, completion_rate, view_hit_rate
 from minecraft.families.support import build_order
 from minecraft.results import ActionDone, ActionError, Outcome
-from minecraft.server_process import MC_VERSION, EmbeddedServer, KitchenConfig
+from minecraft.server_process import MC_VERSION, ServerAddress
 from minecraft.transport import ActionFailed, BridgeError, BridgeTransport
 
 log = logging.getLogger(__name__)
@@ -36,12 +40,19 @@ log = logging.getLogger(__name__)
 FAMILY = "construction"
 AGENT_NAMES = ("Alex", "Steve", "Ellie", "Kai")
 ACTION_TIMEOUT_S = 20.0
-SITE_TIMEOUT_S = 30.0
 CONNECT_TIMEOUT_S = 60.0
 
 
-#: Episode length of a construction task when `--steps` is not given.
+#: Episode length of a construction task when `--steps` is not given: at least this many steps,
+#: and a step per blueprint block plus `SPARE_STEPS` (takes from the chest, a block given again)
+#: for larger blueprints, so one bot can finish any generated task in time.
 DEFAULT_STEPS = 40
+SPARE_STEPS = 20
+
+
+def default_steps(blueprint: Blueprint) -> int:
+    """The task's own length: `eval --steps` only cuts a run short, so a hard blueprint needs its own."""
+    return max(DEFAULT_STEPS, len(blueprint.blocks) + SPARE_STEPS)
 
 
 def is_construction_level(level: str | None) -> bool:
@@ -60,8 +71,30 @@ def check_level(level: str) -> None:
 
 def make_session(spec: GameSpec) -> ConstructionSession:
     assert spec.level is not None
-    return ConstructionSession(load_level(spec.level), n_agents=spec.agents, max_steps=spec.steps or DEFAULT_STEPS,
-                               seed=spec.seed)
+    o = spec.options
+    version = str(o.get("mc_version") or MC_VERSION)
+    site: Site | None = None
+    if o.get("mc_host"):
+        address = ServerAddress(str(o["mc_host"]), int(o.get("mc_port") or 25565), version=version)
+        site = ForeignSite(address, parse_site(str(o["mc_site"])))
+    blueprint = load_level(spec.level)
+    return ConstructionSession(blueprint, n_agents=spec.agents, max_steps=spec.steps or default_steps(blueprint),
+                               seed=spec.seed, version=version, site=site)
+
+
+def check_options(options: dict[str, object]) -> None:
+    """ValueError (one line) for server options a construction task cannot use."""
+    if options.get("mc_host") and not options.get("mc_site"):
+        raise ValueError("construction on a server at --mc-host needs --mc-site X,Y,Z: where its owner put the "
+                         "materials chest (the site is the 16 x 16 square two blocks south of it)")
+    if options.get("mc_site") is not None:
+        if not options.get("mc_host"):
+            raise ValueError("--mc-site names the materials chest on a server at --mc-host; the embedded server "
+                             "lays out its own site")
+        parse_site(str(options["mc_site"]))
+    for key, flag in (("mc_accounts", "--mc-accounts"), ("mc_clock", "--mc-clock"), ("cook_ticks", "--cook-ticks")):
+        if options.get(key) is not None:
+            raise ValueError(f"construction tasks do not use {flag}")
 
 
 def load_level(level: str) -> Blueprint:
@@ -96,12 +129,12 @@ class ConstructionSession(DomainSession):
     family = FAMILY
 
     def __init__(self, blueprint: Blueprint, *, n_agents: int = 2, max_steps: int = 40, seed: int = 0,
-                 version: str = MC_VERSION) -> None:
+                 version: str = MC_VERSION, site: Site | None = None) -> None:
         self.blueprint = blueprint
         self.name = blueprint.name
         self.n_agents, self.max_steps, self.seed = n_agents, max_steps, seed
         self.agents = list(AGENT_NAMES[:n_agents]) + [f"Agent{i}" for i in range(len(AGENT_NAMES), n_agents)]
-        self.server = EmbeddedServer(KitchenConfig(seed=seed), version)
+        self.site: Site = site if site is not None else EmbeddedSite(seed, version)
         self.bridge = BridgeTransport()
         self.world = BuildWorld.fresh(blueprint, self.agents)
         self.origin: tuple[int, int, int] = (0, 0, 0)
@@ -115,41 +148,45 @@ class ConstructionSession(DomainSession):
     async def start(self) -> None:
         if self._started:
             return
-        address = await self.server.start(port=0)
+        address = await self.site.start(self.bridge)
         await self.bridge.start()
-        await self.bridge.request("connect", {"names": self.agents, "host": address.host, "port": address.port,
-                                              "version": address.version, "token": address.admin_token},
-                                  timeout=CONNECT_TIMEOUT_S)
+        args: dict[str, Any] = {"names": self.agents, "host": address.host, "port": address.port,
+                                "version": address.version}
+        if address.admin_token:
+            args["token"] = address.admin_token
+        await self.bridge.request("connect", args, timeout=CONNECT_TIMEOUT_S)
         self._started = True
 
     async def aclose(self) -> None:
         await self.bridge.close()
-        await self.server.stop()
+        await self.site.stop()
         self._started = False
 
     async def reset(self, seed: int | None = None) -> None:
-        """The kitchen reset (inventories emptied, bots at spawn), then a cleared site and a full chest."""
+        """At home: the kitchen reset (inventories emptied, bots at spawn), then a cleared site and a
+        full chest. On a foreign server: the site and chest as its owner prepared them (`SiteError`
+        unless clear and full). Either way what the bots carry is read from them."""
         if seed is not None:
             self.seed = seed
         await self.start()
-        await self.server.admin(f"reset {self.seed}", timeout=SITE_TIMEOUT_S)
-        materials = ",".join(f"{m}:{n}" for m, n in self.blueprint.chest_contents().items())
-        state = await self.server.admin(f"site setup {materials}", timeout=SITE_TIMEOUT_S)
-        self.origin = (int(state["origin"][0]), int(state["origin"][1]), int(state["origin"][2]))
-        self.chest_pos = [int(c) for c in state["chestPos"]]
+        state = await self.site.prepare(self.bridge, self.blueprint, self.seed, self.agents[0])
+        self.origin = state.origin
+        self.chest_pos = list(state.chest_pos)
         self.world = BuildWorld.fresh(self.blueprint, self.agents)
         self._read_site(state)
+        await self._read_inventories()
         self._step = 0
         self._gained = self._lost = 0
 
-    def _read_site(self, state: dict[str, Any]) -> None:
-        """The server's site and chest become the model's (the truth C is computed from)."""
+    def _read_site(self, state: SiteState) -> None:
+        """The server's site (and chest, where it was read) become the model's: the truth C is computed from."""
         site: dict[Position, Placed] = {}
-        for x, y, z, name, facing in state["blocks"]:
-            site[(int(x), int(y), int(z))] = Placed(str(name), FACING_LETTERS.get(str(facing)) if facing else None)
+        for x, y, z, name, facing in state.blocks:
+            site[(x, y, z)] = Placed(name, FACING_LETTERS.get(facing) if facing else None)
         self.world.site = site
-        self.world.chest.clear()
-        self.world.chest.update({str(k): int(v) for k, v in state["chest"].items()})
+        if state.chest is not None:
+            self.world.chest.clear()
+            self.world.chest.update(state.chest)
         self.vhr = view_hit_rate(self.blueprint, site)
 
     # ---- stepping
@@ -160,11 +197,15 @@ class ConstructionSession(DomainSession):
         for (cmd, _), outcome in zip(checked, outcomes, strict=True):
             if cmd is not None and isinstance(outcome, ActionDone) and cmd.verb == "take":
                 self.world.apply(cmd, outcome.result)
+                if isinstance(outcome.result.get("chest"), dict):  # the chest as the take left it
+                    self.world.chest.clear()
+                    self.world.chest.update({str(k): int(v) for k, v in outcome.result["chest"].items() if int(v) > 0})
             elif cmd is not None and isinstance(outcome, ActionDone) and cmd.verb == "place" and cmd.material:
                 self.world.inventory[cmd.agent][cmd.material] -= 1
         self._step += 1
+        await self._read_inventories()
         right_before = self._right()
-        self._read_site(await self.server.admin("site state", timeout=SITE_TIMEOUT_S))
+        self._read_site(await self.site.read(self.bridge, self.agents[0]))
         right_now = self._right()
         gained, lost = sorted(right_now - right_before), sorted(right_before - right_now)
         self._gained += len(gained)
@@ -176,6 +217,20 @@ class ConstructionSession(DomainSession):
                      f"(C {self.score:.2f}, view hit rate {self.vhr:.2f}).")
         want = self.blueprint.at()
         return DomainStep(verdicts, notes, [_label(want[p]) for p in gained], [_label(want[p]) for p in lost])
+
+    async def _read_inventories(self) -> None:
+        """What each bot really carries, as the site is read from the server: a placement that the
+        world confirmed only after its action gave up (a loaded server) is built, and its block gone
+        from the bot's hands; counting from reports alone, the team would wait on a block it lacks."""
+        replies = await asyncio.gather(*[self.bridge.request("carrying", {"bot": a}, timeout=ACTION_TIMEOUT_S)
+                                         for a in self.agents], return_exceptions=True)
+        for agent, reply in zip(self.agents, replies, strict=True):
+            if isinstance(reply, BaseException):
+                log.warning("could not read what %s carries: %s", agent, reply)
+                continue
+            items = dict(reply.get("items") or {})
+            self.world.inventory[agent] = Counter({str(m): int(n) for m, n in sorted(items.items())
+                                                   if m in MATERIALS and int(n) > 0})
 
     async def _run(self, cmd: Any) -> Outcome:
         if cmd.verb == "noop":
@@ -328,7 +383,9 @@ class ConstructionSession(DomainSession):
         return Counts(completed=self._gained, failed=self._lost, active=len(self.blueprint.blocks) - self._correct())
 
     def episode_header(self) -> dict[str, Any]:
-        return {"family": FAMILY, "blueprint": self.blueprint.model_dump(mode="json", by_alias=True)}
+        return {"family": FAMILY, "blueprint": self.blueprint.model_dump(mode="json", by_alias=True),
+                "site": {"server": "foreign" if self.site.foreign else "embedded", "origin": list(self.origin),
+                         "chest": list(self.chest_pos)}}
 
 
 def _label(block: Any) -> str:

@@ -23,8 +23,9 @@ class TaskFamily:
 
     ``session`` names a callable ``(spec) -> DomainSession``; ``planner`` a class with
     ``reset(session)`` / ``act(session)``; ``metrics`` a callable ``(header, steps) -> dict``;
-    ``check`` a callable ``(level) -> None`` raising ValueError with one line; ``claims_file`` a
-    callable ``(path) -> bool`` saying whether a level file is this family's.
+    ``check`` a callable ``(level) -> None`` raising ValueError with one line; ``check_options`` (if
+    any) a callable ``(options) -> None`` doing the same for the server options (``mc_host``, ...);
+    ``claims_file`` a callable ``(path) -> bool`` saying whether a level file is this family's.
     """
 
     name: str
@@ -42,6 +43,10 @@ class TaskFamily:
     #: Optional ``module:attribute`` of a callable ``(spec) -> None`` raising ValueError with one
     #: line when the level cannot be played as asked (e.g. fewer bots than the level needs).
     check_spec: str | None = None
+    #: The family's own figures `mindagent eval` prints beside the rate (keys of its ``metrics``,
+    #: column headers); the team figures of `team_metrics.EVAL_COLUMNS` follow them for every family.
+    columns: tuple[tuple[str, str], ...] = ()
+    check_options: str | None = None
 
     def load(self, where: str) -> Any:
         module, _, attribute = where.partition(":")
@@ -68,7 +73,9 @@ FAMILIES: tuple[TaskFamily, ...] = (
         metrics="minecraft.families.recorded:construction_metrics",
         check="minecraft.families.construction:check_level",
         claims_file="minecraft.families.construction:is_blueprint_file",
-        note="scored by the completion rate C (blocks right / blueprint blocks) read from the server's site"),
+        check_options="minecraft.families.construction:check_options", plays_foreign=True,
+        note="scored by the completion rate C (blocks right / blueprint blocks) read from the server's site",
+        columns=(("completion_C", "C"), ("view_hit_rate", "VHR"))),
 )
 
 
@@ -79,6 +86,14 @@ def family_of(level: str | None) -> TaskFamily | None:
         if family.owns(str(level)):
             return family
     return None
+
+
+def eval_columns(level: str) -> tuple[tuple[str, str], ...]:
+    """What `mindagent eval` shows beside a family level's rate: the family's figures, then B and ACR."""
+    from minecraft.families.team_metrics import EVAL_COLUMNS
+
+    family = family_of(level)
+    return () if family is None else family.columns + EVAL_COLUMNS
 
 
 def family_named(name: object) -> TaskFamily | None:
@@ -94,6 +109,11 @@ def validate_family(family: TaskFamily, spec: GameSpec, domain: str) -> GameSpec
         raise SpecError(f"{domain}: {exc}") from None
     if spec.options.get("mc_host") and not family.plays_foreign:
         raise SpecError(f"{domain}: the {family.name} family plays on the embedded server only (no --mc-host yet)")
+    if family.check_options is not None:
+        try:
+            family.load(family.check_options)(dict(spec.options))
+        except ValueError as exc:
+            raise SpecError(f"{domain} {family.name}: {exc}") from None
     if not 1 <= spec.agents <= family.max_agents:
         raise SpecError(f"{domain} {family.name}: 1 to {family.max_agents} bots, not {spec.agents}")
     if family.check_spec is not None:

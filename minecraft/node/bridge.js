@@ -25,9 +25,9 @@ const kitchenQuery = makeKitchenQuery()
 
 const DEFAULT_TIMEOUT_MS = {
   connect: 30000, goto: 20000, killMob: 30000, mineBlock: 20000, putFuelFurnace: 15000,
-  putItemFurnace: 15000, takeOutFurnace: 15000, putInChest: 15000, craft: 15000, takeFromChest: 15000, placeAt: 15000, digAt: 15000, observe: 30000, reset: 10000, viewer: 10000
+  putItemFurnace: 15000, takeOutFurnace: 15000, putInChest: 15000, craft: 15000, takeFromChest: 15000, placeAt: 15000, digAt: 15000, surveySite: 20000, readChest: 15000, carrying: 10000, observe: 30000, reset: 10000, viewer: 10000
 }
-const ACTIONS = ['goto', 'killMob', 'mineBlock', 'putFuelFurnace', 'putItemFurnace', 'takeOutFurnace', 'putInChest', 'craft', 'takeFromChest', 'placeAt', 'digAt', 'escapeStand', 'escapeFlip', 'escapeUnlock', 'escapeTake', 'escapeExit']
+const ACTIONS = ['goto', 'killMob', 'mineBlock', 'putFuelFurnace', 'putItemFurnace', 'takeOutFurnace', 'putInChest', 'craft', 'takeFromChest', 'placeAt', 'digAt', 'escapeStand', 'escapeFlip', 'escapeUnlock', 'escapeTake', 'escapeExit', 'surveySite', 'readChest', 'carrying']
 
 function needBot () {
   const bot = host.anyConnected()

@@ -4,6 +4,8 @@
 // when something can cook; progress decays when the fire goes out), with the cook time taken
 // from the kitchen config (vanilla 200 ticks; tests use 20-40). Fuel burn times are scaled by
 // the same factor, so coal always cooks 8 items. Viewers get slot updates and progress bars.
+// A kitchen furnace's window opens only for whom the guard allows (`kitchen.mayOpenFurnace`,
+// guard.js): this plugin loads after containers.js, so its check runs before the window opens.
 
 const { SMELTING, FUEL_TICKS, VANILLA_COOK_TICKS } = require('../lib/constants')
 const { stateIdFor } = require('../lib/layout')
@@ -85,6 +87,14 @@ module.exports.server = function (serv) {
 
   serv.once('asap', () => {
     Item = require('prismarine-item')(serv.registry)
+    const interact = serv.interactWithBlock
+    serv.interactWithBlock = async (data) => {
+      const { block, player } = data
+      const pos = block.position
+      const ours = block.name === 'furnace' && kitchen.containers && kitchen.containers.has(`${pos.x},${pos.y},${pos.z}`)
+      if (ours && !player.crouching && kitchen.mayOpenFurnace && !kitchen.mayOpenFurnace(player, pos)) return true
+      return interact(data)
+    }
     kitchen.onTick(() => {
       if (!kitchen.containers) return
       for (const store of kitchen.containers.values()) if (store.kind === 'furnace') step(store)

@@ -11,7 +11,10 @@
 //   fixtures  the furnace, the chest and the crafting table cannot be dug by anyone (the kitchen
 //             state lists them, so a broken one would fail every later step that needs it);
 //   animals   and players cannot be hit by a non-operator (an animal killed by a visitor would
-//             leave the bots a pen to wait on).
+//             leave the bots a pen to wait on);
+//   furnace   a kitchen furnace opens for operators only (`kitchen.mayOpenFurnace`, asked by
+//             furnace.js): a visitor's hand in it would take a cooking dish or its fuel, and a
+//             dish taken out of the furnace is one the bots cannot deliver.
 //
 // Started with `--guard off` (kitchen.config.guard false) the server leaves all of this to stock
 // flying-squid: tests use that to stand in for somebody else's server.
@@ -42,6 +45,13 @@ module.exports.server = function (serv) {
     if (kitchen.incidents.length > MAX_INCIDENTS) kitchen.incidents.shift()
   }
   kitchen.isCrew = (player) => Boolean(player && player.op)
+  // May `player` open the kitchen furnace at `pos`? A refusal is told to the player and noted.
+  kitchen.mayOpenFurnace = (player, pos) => {
+    if (kitchen.config.guard === false || kitchen.isCrew(player)) return true
+    kitchen.incident(player, `open the furnace at ${pos.x} ${pos.y} ${pos.z}`, 'refused')
+    if (typeof player.chat === 'function') player.chat('The kitchen furnace is for the crew (operators) only.')
+    return false
+  }
   kitchen.stateParts.push(() => ({ incidents: kitchen.incidents.slice(), guard: kitchen.config.guard !== false }))
   if (kitchen.config.guard === false) return
 

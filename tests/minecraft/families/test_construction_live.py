@@ -32,8 +32,11 @@ def _node() -> None:
         pytest.skip(message)
 
 
-async def test_planner_builds_a_generated_easy_task_to_completion() -> None:
-    session = DOMAIN.make_session(DOMAIN.validate(GameSpec("minecraft", level="construction:easy:3", agents=2)))
+@pytest.mark.parametrize(("level", "steps"), [("construction:easy:3", None), ("construction:hard:0", 80)])
+async def test_planner_builds_a_generated_task_to_completion(level: str, steps: int | None) -> None:
+    """Hard 0 has five layers with a stair and furnaces in the top two (C 0.778 before the bots stood
+    behind a faced block by bearing rather than at its height); 72 blocks, about 40 steps."""
+    session = DOMAIN.make_session(DOMAIN.validate(GameSpec("minecraft", level=level, agents=2, steps=steps)))
     assert isinstance(session, ConstructionSession) and problems(session.blueprint) == []
     planner = DOMAIN.make_policy("planner", 0)
     try:
@@ -68,9 +71,10 @@ async def test_refusals_move_no_bot_and_a_wrong_block_can_be_dug_out() -> None:
         await session.aclose()
 
 
-async def test_construction_keeps_the_domain_contract() -> None:
+@pytest.mark.parametrize("band", ["easy", "medium", "hard"])
+async def test_construction_keeps_the_domain_contract(band: str) -> None:
     def make() -> ConstructionSession:
-        return ConstructionSession(generate("easy", 1), n_agents=2, max_steps=12)
+        return ConstructionSession(generate(band, 1), n_agents=2, max_steps=12)
 
     report = await domain_api_test(make, seeds=(0,), steps=4, legal_sample=3, legal_steps=2, determinism=False,
                                    lookahead_exact=False, policy=ConstructionPlanner())

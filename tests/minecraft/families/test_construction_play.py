@@ -93,6 +93,9 @@ def test_levels_are_chosen_by_name_or_file(tmp_path: Path) -> None:
     assert spec.level == "construction:medium:7"
     session = DOMAIN.make_session(spec)
     assert isinstance(session, ConstructionSession) and session.blueprint == generate("medium", 7)
+    assert session.max_steps == max(40, len(session.blueprint.blocks) + 20)  # the task's own length
+    hard = DOMAIN.make_session(DOMAIN.validate(GameSpec("minecraft", level="construction:hard:0", agents=2)))
+    assert hard.max_steps == 72 + 20  # eval --steps cannot lengthen a session, so a large task brings its own
     assert DOMAIN.parse_levels("construction:easy") == [f"construction:easy:{s}" for s in range(5)]
     assert DOMAIN.parse_levels("construction:hard:2,construction:easy:9") == ["construction:hard:2", "construction:easy:9"]
     assert DOMAIN.parse_levels("minecraft") == ["minecraft"]
@@ -103,8 +106,16 @@ def test_levels_are_chosen_by_name_or_file(tmp_path: Path) -> None:
                         ("construction:easy:x", "construction:<easy"), (str(tmp_path / "no.json"), "cannot read")]:
         with pytest.raises(SpecError, match=says):
             DOMAIN.validate(GameSpec("minecraft", level=level, agents=2))
-    with pytest.raises(SpecError, match="embedded server only"):
-        DOMAIN.validate(GameSpec("minecraft", level="construction:easy:0", agents=2, options={"mc_host": "h"}))
+    for options, says in [({"mc_host": "h"}, "needs --mc-site X,Y,Z"), ({"mc_site": "1,2,3"}, "on a server at --mc-host"),
+                          ({"mc_host": "h", "mc_site": "1,2"}, "three whole numbers"),
+                          ({"mc_host": "h", "mc_site": "1,2,3", "mc_accounts": "A=a@b"}, "do not use --mc-accounts")]:
+        with pytest.raises(SpecError, match=says):
+            DOMAIN.validate(GameSpec("minecraft", level="construction:easy:0", agents=2, options=options))
+    foreign = DOMAIN.make_session(DOMAIN.validate(GameSpec("minecraft", level="construction:easy:0", agents=2,
+                                                           options={"mc_host": "h", "mc_site": "10,-60,-10"})))
+    assert isinstance(foreign, ConstructionSession) and foreign.site.foreign
+    with pytest.raises(SpecError, match="kitchen does not use it"):
+        DOMAIN.validate(GameSpec("minecraft", agents=2, options={"mc_site": "1,2,3"}))
     with pytest.raises(SpecError, match="1 to 4 bots"):
         DOMAIN.validate(GameSpec("minecraft", level="construction:easy:0", agents=5))
 
@@ -120,7 +131,7 @@ def test_prompt_lists_the_blueprint_and_the_commands() -> None:
 
 
 def test_recorded_episodes_give_c_vhr_and_balance() -> None:
-    from minecraft.families.recorded import balance
+    from minecraft.families.team_metrics import balance
 
     bp = generate("easy", 1)
     first, second = bp.blocks[0], bp.blocks[1]
@@ -136,3 +147,4 @@ def test_recorded_episodes_give_c_vhr_and_balance() -> None:
     assert got["balance_B"] == 0.5  # min-max scaling leaves two unequal bots at 0 and 1: σ = 0.5
     assert balance([3, 3, 3]) == 1.0 and balance([4]) is None
     assert balance([0, 1, 2]) == pytest.approx(1 - (1 / 6) ** 0.5)
+    assert got["agent_contribution"] == 0.0 and got["contribution_per_agent"] == {"Alex": 1, "Steve": 0}
