@@ -52,6 +52,15 @@ class TaskFamily:
 
 #: Every family the Minecraft domain plays besides its kitchen. Add a family here.
 FAMILIES: tuple[TaskFamily, ...] = (
+    # farm before construction: construction claims every .json file, farm only *.farm.json
+    TaskFamily(
+        name="farm", bands=("easy", "medium", "hard"),
+        session="minecraft.families.farm:make_session",
+        planner="minecraft.families.farm_planner:FarmPlanner",
+        metrics="minecraft.families.farm_metrics:farm_metrics",
+        check="minecraft.families.farm:check_level",
+        claims_file="minecraft.families.farm:is_farm_file",
+        note="scored by dishes served / dishes ordered, each counted at the serve event on the server"),
     TaskFamily(
         name="construction", bands=("easy", "medium", "hard"),
         session="minecraft.families.construction:make_session",

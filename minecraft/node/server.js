@@ -53,7 +53,8 @@ function main () {
       [plugin('mobs.js')]: {},
       [plugin('block_respawn.js')]: {},
       [plugin('players.js')]: {},
-      [plugin('construction.js')]: {}
+      [plugin('construction.js')]: {},
+      [plugin('farm.js')]: {}
     },
     modpe: false,
     'view-distance': 4,
