@@ -3,6 +3,7 @@ planner played on the pure world model and the recorded metrics."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,15 @@ from mindagent.core.spec import GameSpec
 from minecraft.domain import DOMAIN
 from minecraft.families.farm import load_level
 from minecraft.families.farm_commands import FarmSyntaxError, extract_farm_commands, parse_farm_command
-from minecraft.families.farm_generate import BANDS, COOK_TICKS, STEP_TICKS, chain_problems, generate, raw_needs
+from minecraft.families.farm_generate import (
+    BANDS,
+    COOK_TICKS,
+    STEP_TICKS,
+    chain_problems,
+    generate,
+    raw_needs,
+    solvable_steps,
+)
 from minecraft.families.farm_metrics import contribution_rate, farm_metrics
 from minecraft.families.farm_planner import simulate
 from minecraft.families.farm_task import FarmTask, FarmTaskError, FieldSpec, load_farm_task
@@ -143,3 +152,14 @@ def test_recorded_metrics_count_dishes_balance_and_contribution() -> None:
     assert m["actions_per_agent"] == {"Alex": 3, "Steve": 1} and m["items_brought_per_agent"] == {"Alex": 2, "Steve": 1}
     assert m["balance_B"] == 1.0 - 0.5 and m["agent_contribution_ACR"] == pytest.approx(2 / 3, abs=1e-4)
     assert contribution_rate([3, 3]) == 1.0 and contribution_rate([4, 0]) == 0.0 and contribution_rate([5]) is None
+
+
+def test_the_task_file_in_the_howto_loads_and_is_solvable(tmp_path: Path) -> None:
+    howto = Path(__file__).parents[3] / "docs" / "howto" / "minecraft-farm.md"
+    example = re.search(r"```json\n(.*?)```", howto.read_text(), re.S)
+    assert example is not None
+    path = tmp_path / "example.farm.json"
+    path.write_text(example.group(1))
+    task = load_farm_task(path)
+    steps = solvable_steps(task)
+    assert steps is not None and steps <= task.steps
