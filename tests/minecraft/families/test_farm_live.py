@@ -79,3 +79,23 @@ async def test_farm_keeps_the_domain_contract() -> None:
     report = await domain_api_test(make, seeds=(0,), steps=4, legal_sample=3, legal_steps=2, determinism=False,
                                    lookahead_exact=False, policy=FarmPlanner())
     assert report.steps > 0
+
+
+async def test_the_same_seed_plays_the_same_episode() -> None:
+    """Lockstep: crops, eggs and the furnace follow world ticks, so two plays of one task match."""
+    async def play() -> list[tuple[list[str], list[str], str]]:
+        session = FarmSession(generate("easy", 0), n_agents=2, max_steps=generate("easy", 0).steps)
+        planner = FarmPlanner()
+        trace = []
+        try:
+            await session.reset(seed=0)
+            while not session.done:
+                commands = planner.act(session)
+                step = await session.step(commands)
+                trace.append((commands, [v.text for v in step.verdicts], session.state_text()))
+        finally:
+            await session.aclose()
+        return trace
+
+    first, second = await play(), await play()
+    assert first == second and len(first) > 1
