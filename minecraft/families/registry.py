@@ -66,6 +66,15 @@ FAMILIES: tuple[TaskFamily, ...] = (
         check="minecraft.families.escape:check_level", claims_file="minecraft.families.escape:is_room_file",
         check_spec="minecraft.families.escape:check_team",
         note="escaped when every bot reaches the exit; C = conditions met / (D + 1), read from the server's room"),
+    # farm before construction: construction claims every .json file, farm only *.farm.json
+    TaskFamily(
+        name="farm", bands=("easy", "medium", "hard"),
+        session="minecraft.families.farm:make_session",
+        planner="minecraft.families.farm_planner:FarmPlanner",
+        metrics="minecraft.families.farm_metrics:farm_metrics",
+        check="minecraft.families.farm:check_level",
+        claims_file="minecraft.families.farm:is_farm_file",
+        note="scored by dishes served / dishes ordered, each counted at the serve event on the server"),
     TaskFamily(
         name="construction", bands=("easy", "medium", "hard"),
         session="minecraft.families.construction:make_session",

@@ -11,7 +11,7 @@ console.warn = console.error
 
 const readline = require('readline')
 const { BotHost } = require('./lib/bots')
-const actions = { ...require('./lib/actions'), ...require('./lib/building'), ...require('./lib/escape') }
+const actions = { ...require('./lib/actions'), ...require('./lib/building'), ...require('./lib/escape'), ...require('./lib/farm') }
 const { botJson, makeKitchenQuery } = require('./lib/observe')
 const spots = require('./lib/spots')
 const { ActionError, waitFor } = require('./lib/task')
@@ -25,9 +25,9 @@ const kitchenQuery = makeKitchenQuery()
 
 const DEFAULT_TIMEOUT_MS = {
   connect: 30000, goto: 20000, killMob: 30000, mineBlock: 20000, putFuelFurnace: 15000,
-  putItemFurnace: 15000, takeOutFurnace: 15000, putInChest: 15000, craft: 15000, takeFromChest: 15000, placeAt: 15000, digAt: 15000, surveySite: 20000, readChest: 15000, carrying: 10000, observe: 30000, reset: 10000, viewer: 10000
+  putItemFurnace: 15000, takeOutFurnace: 15000, putInChest: 15000, craft: 15000, takeFromChest: 15000, placeAt: 15000, digAt: 15000, surveySite: 20000, readChest: 15000, carrying: 10000, farmAct: 20000, observe: 30000, reset: 10000, viewer: 10000
 }
-const ACTIONS = ['goto', 'killMob', 'mineBlock', 'putFuelFurnace', 'putItemFurnace', 'takeOutFurnace', 'putInChest', 'craft', 'takeFromChest', 'placeAt', 'digAt', 'escapeStand', 'escapeFlip', 'escapeUnlock', 'escapeTake', 'escapeExit', 'surveySite', 'readChest', 'carrying']
+const ACTIONS = ['goto', 'killMob', 'mineBlock', 'putFuelFurnace', 'putItemFurnace', 'takeOutFurnace', 'putInChest', 'craft', 'takeFromChest', 'placeAt', 'digAt', 'escapeStand', 'escapeFlip', 'escapeUnlock', 'escapeTake', 'escapeExit', 'surveySite', 'readChest', 'carrying', 'farmAct']
 
 function needBot () {
   const bot = host.anyConnected()

@@ -54,7 +54,8 @@ function main () {
       [plugin('block_respawn.js')]: {},
       [plugin('players.js')]: {},
       [plugin('construction.js')]: {},
-      [plugin('escape.js')]: {}
+      [plugin('escape.js')]: {},
+      [plugin('farm.js')]: {}
     },
     modpe: false,
     'view-distance': 4,
