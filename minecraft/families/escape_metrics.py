@@ -5,10 +5,11 @@ what the server confirmed, step by step.
   ``completed`` lists name each bot out, written from the server's state);
 - ``completion_C``: VillagerBench's C (appendix A.7) with each room weighted by its conditions
   and the exit one condition more: conditions met over D + 1, D their dependency complexity;
-- ``balance_B``: VillagerBench's B over each bot's confirmed actions (waits not counted);
-- ``contribution_per_agent``: each bot's share of the confirmed actions that work a mechanism
-  (stand, flip, take, unlock). VillagerBench's agent contribution rate (ACR) is defined over
-  crafted items of farm-to-table cooking and does not apply here; this is its nearest reading.
+- the team figures of every family (`team_metrics`): ``balance_B`` over each bot's confirmed
+  actions (waits not counted) and ``agent_contribution`` over the confirmed actions that work a
+  mechanism (stand, flip, take, unlock). VillagerBench defines its agent contribution rate over
+  the items of farm-to-table cooking; working a mechanism is this family's nearest reading;
+  ``mechanism_share_per_agent`` gives each bot's share of those actions.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 
 from minecraft.families.escape_commands import EscapeSyntaxError, parse_escape_command
 from minecraft.families.escape_room import Room
-from minecraft.families.recorded import balance
+from minecraft.families.team_metrics import team_figures
 
 MECHANISM_VERBS = ("stand", "flip", "take", "unlock")
 
@@ -53,9 +54,9 @@ def escape_metrics(header: Mapping[str, Any], steps: Sequence[Mapping[str, Any]]
             escaped_at = t + 1
     met = sum(s.conditions for r, s in enumerate(room.stages) if r in opened) + int(escaped_at is not None)
     total_worked = sum(worked.values())
-    b = balance(list(actions.values()))
     return {"solved": escaped_at is not None, "steps_to_escape": escaped_at,
             "completion_C": round(met / (room.dependency + 1), 4), "dependency_D": room.dependency,
             "doors_opened": len(opened), "actions_per_agent": actions,
-            "contribution_per_agent": {a: round(n / total_worked, 4) if total_worked else 0.0 for a, n in worked.items()},
-            "balance_B": None if b is None else round(b, 4)}
+            "mechanism_share_per_agent": {a: round(n / total_worked, 4) if total_worked else 0.0
+                                          for a, n in worked.items()},
+            **team_figures(actions, worked)}

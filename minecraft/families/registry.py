@@ -65,7 +65,8 @@ FAMILIES: tuple[TaskFamily, ...] = (
         planner="minecraft.families.escape_planner:EscapePlanner", metrics="minecraft.families.escape_metrics:escape_metrics",
         check="minecraft.families.escape:check_level", claims_file="minecraft.families.escape:is_room_file",
         check_spec="minecraft.families.escape:check_team",
-        note="escaped when every bot reaches the exit; C = conditions met / (D + 1), read from the server's room"),
+        note="escaped when every bot reaches the exit; C = conditions met / (D + 1), read from the server's room",
+        columns=(("completion_C", "C"), ("steps_to_escape", "steps out"))),
     # farm before construction: construction claims every .json file, farm only *.farm.json
     TaskFamily(
         name="farm", bands=("easy", "medium", "hard"),
@@ -74,7 +75,8 @@ FAMILIES: tuple[TaskFamily, ...] = (
         metrics="minecraft.families.farm_metrics:farm_metrics",
         check="minecraft.families.farm:check_level",
         claims_file="minecraft.families.farm:is_farm_file",
-        note="scored by dishes served / dishes ordered, each counted at the serve event on the server"),
+        note="scored by dishes served / dishes ordered, each counted at the serve event on the server",
+        columns=(("dishes_served", "served"),)),
     TaskFamily(
         name="construction", bands=("easy", "medium", "hard"),
         session="minecraft.families.construction:make_session",

@@ -182,7 +182,8 @@ def test_recorded_metrics() -> None:
     got = escape_metrics({"room": room.model_dump(mode="json", by_alias=True), "agent_names": AGENTS}, steps)
     assert got["solved"] and got["steps_to_escape"] == 4 and got["completion_C"] == 1.0 and got["dependency_D"] == 4
     assert got["actions_per_agent"] == {"Alex": 4, "Steve": 2}
-    assert got["contribution_per_agent"] == {"Alex": 0.75, "Steve": 0.25}
+    assert got["mechanism_share_per_agent"] == {"Alex": 0.75, "Steve": 0.25}
+    assert got["contribution_per_agent"] == {"Alex": 3, "Steve": 1} and got["agent_contribution"] == 0.5
     assert got["balance_B"] == 0.5
     half = escape_metrics({"room": room.model_dump(mode="json", by_alias=True), "agent_names": AGENTS}, steps[:1])
     assert not half["solved"] and half["steps_to_escape"] is None and half["completion_C"] == 0.4

@@ -24,10 +24,11 @@ from minecraft.families.farm_generate import (
     raw_needs,
     solvable_steps,
 )
-from minecraft.families.farm_metrics import contribution_rate, farm_metrics
+from minecraft.families.farm_metrics import farm_metrics
 from minecraft.families.farm_planner import simulate
 from minecraft.families.farm_task import FarmTask, FarmTaskError, FieldSpec, load_farm_task
 from minecraft.families.farm_world import FarmWorld, check_all
+from minecraft.families.team_metrics import agent_contribution
 
 AGENTS = ["Alex", "Steve"]
 
@@ -150,8 +151,8 @@ def test_recorded_metrics_count_dishes_balance_and_contribution() -> None:
     m = farm_metrics(header, steps)
     assert m["dishes_served"] == 1 and m["completion"] == 1.0
     assert m["actions_per_agent"] == {"Alex": 3, "Steve": 1} and m["items_brought_per_agent"] == {"Alex": 2, "Steve": 1}
-    assert m["balance_B"] == 1.0 - 0.5 and m["agent_contribution_ACR"] == pytest.approx(2 / 3, abs=1e-4)
-    assert contribution_rate([3, 3]) == 1.0 and contribution_rate([4, 0]) == 0.0 and contribution_rate([5]) is None
+    assert m["balance_B"] == 1.0 - 0.5 and m["agent_contribution"] == pytest.approx(2 / 3, abs=1e-4)
+    assert agent_contribution([3, 3]) == 1.0 and agent_contribution([4, 0]) == 0.0 and agent_contribution([5]) is None
 
 
 def test_the_task_file_in_the_howto_loads_and_is_solvable(tmp_path: Path) -> None:
