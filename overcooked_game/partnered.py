@@ -272,3 +272,42 @@ def hands_to_partner(engine: Engine, chef: int, claims: Claims) -> bool:
     """Whether `chef` reaches no pot and so only hands things to a partner we do not command."""
     here = engine.state.players[chef].position
     return len(claims.team) < engine.n and not any(engine.kitchen.reaches(here, p) for p in engine.kitchen.pots)
+
+
+def await_hand_over(session: OvercookedSession, chef: int, claims: Claims) -> Command | None:
+    """Beside a partner we do not command, an idle chef fed over counters (forced_coordination's
+    pot side) waits facing the shared counter its partner is about to hand over on (the one the
+    partner faces, else the nearest to it), so it takes the item the timestep it lands: a partner
+    who presses interact twice takes it back otherwise, and the counter frees for the next one.
+    None when the chef has a dispenser of its own or nothing is on its way."""
+    kitchen, engine = session.kitchen, session.engine
+    state = engine.state
+    if len(claims.team) == session.n_agents:
+        return None
+    here = state.players[chef].position
+    if any(kitchen.reaches(here, d) for d in (*kitchen.onion_dispensers, *kitchen.dish_dispensers)):
+        return None
+    mine = kitchen.region.get(here)
+    if any(kitchen.region.get(p.position) == mine for i, p in enumerate(state.players) if i not in claims.team):
+        return None  # a partner on this floor may need the cell the chef would wait on
+    for other, player in enumerate(state.players):
+        if other in claims.team or engine.held(other) not in ("onion", "dish"):
+            continue
+        shared = [c for c in kitchen.empty_counters(state)
+                  if kitchen.reaches(here, c) and kitchen.reaches(player.position, c)]
+        if not shared:
+            continue
+        faced = (player.position[0] + player.orientation[0], player.position[1] + player.orientation[1])
+        best = kitchen.best_goal(state, other, shared)
+        counter = faced if faced in shared else None if best is None else best[0]
+        if counter is None:
+            continue
+        sides = [g for g in kitchen.mp.motion_goals_for_pos.get(counter, ()) if kitchen.region.get(g[0]) == mine]
+        if not sides:
+            continue
+        player_me = state.players[chef]
+        if any((player_me.position, player_me.orientation) == g for g in sides):
+            return Command("wait", chef)
+        near = kitchen.best_goal(state, chef, [counter], free_only=True)
+        return None if near is None else step_to(kitchen, state, chef, near[1])
+    return Command("wait", chef)  # nothing on its way yet: no partner shares this floor, so no cell needs leaving

@@ -16,7 +16,8 @@ nearer than a dispenser (never from a side the partner stands on), gives way whe
 keeps walking into it (unless it already stands where its task ends), chooses a pickup anew once
 the partner stands on its only cell, batches onions over a counter that bridges two corridors,
 and, when the two are fed over counters, keeps a hand-over counter free and hands over only what
-the partner can use now.
+the partner can use now; on the side that is handed to, it waits facing the counter the partner
+is about to hand over on.
 """
 
 from __future__ import annotations
@@ -167,7 +168,8 @@ class OvercookedPlanner:
             return partnered.fetch(session, chef, "dish", claims)
         if prefetch > 0 and can("pickup_onion"):
             return partnered.fetch(session, chef, "onion", claims)
-        return partnered.clear_hand_over(session, chef, claims) or self._stand_aside(session, chef)
+        return (partnered.clear_hand_over(session, chef, claims) or partnered.await_hand_over(session, chef, claims)
+                or self._stand_aside(session, chef))
 
     # ------------------------------------------------------------------ pots
     def _pot_to_fill(self, engine: Engine, chef: int, claims: Claims) -> Pos | None:

@@ -229,3 +229,16 @@ async def test_beside_a_partner_standing_on_one_pots_cell_the_planner_cooks_with
     # the island are taken from its other side instead of standing forever behind the partner
     session, _ = await play("counter_circuit", 1, standing)
     assert session.engine.delivered >= 3, session.engine.delivered
+
+
+@pytest.mark.asyncio
+async def test_the_pot_side_waits_facing_the_counter_the_partner_hands_over_on() -> None:
+    """forced_coordination, the planner on the pots' side (chef0): the partner (chef1) takes an
+    onion, turns to the divider, sets it down and presses interact again at once (taking it back
+    if it still lies there), then holds it for good. Waiting facing that counter, the planner
+    takes the onion the timestep it lands and cooks with it."""
+    keys = ["left", "interact", "stay", "stay", "right", "interact", "interact"]
+    session, _ = await play("forced_coordination", 1, script(keys), until=20)
+    pots = [session.kitchen.pot(session.engine.state, p) for p in session.kitchen.pots]
+    assert session.engine.held(1) is None  # the partner did not get it back
+    assert sum(p.onions for p in pots) == 1, pots
