@@ -311,3 +311,21 @@ def await_hand_over(session: OvercookedSession, chef: int, claims: Claims) -> Co
         near = kitchen.best_goal(state, chef, [counter], free_only=True)
         return None if near is None else step_to(kitchen, state, chef, near[1])
     return Command("wait", chef)  # nothing on its way yet: no partner shares this floor, so no cell needs leaving
+
+
+def hand_over_counter(session: OvercookedSession, chef: int, claims: Claims, shared: list[Pos]) -> Pos | None:
+    """Beside a partner we do not command, the shared counter to hand over on: the one nearest
+    the partner (a person or the proxy takes what lies in front of it sooner than what lies down
+    the divider), the chef's own walk breaking ties. None with the whole team commanded."""
+    kitchen, engine = session.kitchen, session.engine
+    state = engine.state
+    if len(claims.team) == session.n_agents or not shared:
+        return None
+    options = []
+    for counter in shared:
+        theirs = [kitchen.best_goal(state, o, [counter]) for o in range(session.n_agents) if o not in claims.team]
+        mine = kitchen.best_goal(state, chef, [counter])
+        costs = [t[2] for t in theirs if t is not None]
+        if costs and mine is not None:
+            options.append((min(costs), mine[2], (counter[1], counter[0]), counter))
+    return min(options)[3] if options else None

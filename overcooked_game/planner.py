@@ -16,8 +16,8 @@ nearer than a dispenser (never from a side the partner stands on), gives way whe
 keeps walking into it (unless it already stands where its task ends), chooses a pickup anew once
 the partner stands on its only cell, batches onions over a counter that bridges two corridors,
 and, when the two are fed over counters, keeps a hand-over counter free and hands over only what
-the partner can use now; on the side that is handed to, it waits facing the counter the partner
-is about to hand over on.
+the partner can use now: on the counter nearest the partner when it hands over, and facing the
+counter the partner is about to hand over on when it is handed to.
 """
 
 from __future__ import annotations
@@ -290,6 +290,9 @@ class OvercookedPlanner:
         partners = [p.position for i, p in enumerate(state.players) if i != chef]
         shared = [c for c in kitchen.empty_counters(state) if c not in claims.counters and kitchen.reaches(here, c)
                   and any(kitchen.reaches(o, c) for o in partners)]
+        counter = partnered.hand_over_counter(session, chef, claims, shared)
+        if counter is not None:
+            return Command("place", chef, kitchen.names[counter])
         best = kitchen.best_goal(state, chef, shared)
         if best is None:
             return self._stand_aside(session, chef)

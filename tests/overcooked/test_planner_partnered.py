@@ -242,3 +242,22 @@ async def test_the_pot_side_waits_facing_the_counter_the_partner_hands_over_on()
     pots = [session.kitchen.pot(session.engine.state, p) for p in session.kitchen.pots]
     assert session.engine.held(1) is None  # the partner did not get it back
     assert sum(p.onions for p in pots) == 1, pots
+
+
+@pytest.mark.asyncio
+async def test_the_supplier_hands_over_on_the_counter_nearest_the_partner() -> None:
+    """forced_coordination, the planner on the dispensers' side (chef1), the partner standing on
+    the pots' side at the top, beside the divider's top counter (2, 1): the onions go there, in
+    front of the partner, not on the counter nearest the planner's dispenser."""
+    first: list[tuple[int, int]] = []
+
+    def watch(session: OvercookedSession, ours: list[str]) -> None:
+        kitchen, state = session.kitchen, session.engine.state
+        lying = kitchen.counter_items(state, "onion")
+        if lying and not first:
+            first.extend(lying)
+
+    session, _ = await play("forced_coordination", 0, standing, until=40, watch=watch)
+    assert session.engine.state.players[0].position == (3, 1)
+    assert first == [(2, 1)], first
+
