@@ -146,6 +146,10 @@ def fetch(session: OvercookedSession, chef: int, item: str, claims: Claims) -> C
     dispensers = [d for d in every if kitchen.reaches(here, d)]
     if item == "onion":  # judged by the whole trip: a counter between corridors has a far side
         pots = [p for p in kitchen.pots if kitchen.pot(state, p).fillable] or list(kitchen.pots)
+        lacking = sum(3 - kitchen.pot(state, p).onions for p in kitchen.pots if kitchen.pot(state, p).fillable)
+        far = cost_to(kitchen, state, chef, pots)
+        if dispensers and far is not None and far >= STASH_FROM and len(lying) < lacking:
+            return command  # far from the pots, the walk over carries one more from the dispenser in hand
         # (never from a side so far from the pots that the onion would be stashed again)
         lie = via(kitchen, state, chef, lying, pots, max_onward=STASH_FROM - 1)
         own = via(kitchen, state, chef, dispensers, pots)

@@ -261,3 +261,17 @@ async def test_the_supplier_hands_over_on_the_counter_nearest_the_partner() -> N
     assert session.engine.state.players[0].position == (3, 1)
     assert first == [(2, 1)], first
 
+
+@pytest.mark.asyncio
+async def test_far_from_the_pots_the_walk_over_carries_an_onion_beside_the_batch() -> None:
+    """counter_circuit, the planner (chef0) starting by the onions with both pots empty: it batches
+    onions over the island and, while the batch does not cover what the pots lack, walks round to
+    the pots with one more in hand rather than empty-handed."""
+    arrivals: list[str | None] = []
+
+    def watch(session: OvercookedSession, ours: list[str]) -> None:
+        if session.engine.state.players[0].position[1] == 1 and not arrivals:
+            arrivals.append(session.engine.held(0))
+
+    await play("counter_circuit", 1, standing, until=60, watch=watch)
+    assert arrivals == ["onion"], arrivals
