@@ -146,7 +146,9 @@ def fetch(session: OvercookedSession, chef: int, item: str, claims: Claims) -> C
     dispensers = [d for d in every if kitchen.reaches(here, d)]
     if item == "onion":  # judged by the whole trip: a counter between corridors has a far side
         pots = [p for p in kitchen.pots if kitchen.pot(state, p).fillable] or list(kitchen.pots)
-        lacking = sum(3 - kitchen.pot(state, p).onions for p in kitchen.pots if kitchen.pot(state, p).fillable)
+        # (not counting a pot whose only cell the partner stands on: an onion for it waits there)
+        lacking = sum(3 - kitchen.pot(state, p).onions for p in kitchen.pots if kitchen.pot(state, p).fillable
+                      and not occupied(session, claims, Command("put_onion", chef, kitchen.names[p])))
         far = cost_to(kitchen, state, chef, pots)
         if dispensers and far is not None and far >= STASH_FROM and len(lying) < lacking:
             return command  # far from the pots, the walk over carries one more from the dispenser in hand
@@ -201,6 +203,17 @@ def occupied(session: OvercookedSession, claims: Claims, command: Command) -> bo
     cells = {goal[0] for station in kitchen.targets(state, command)
              for goal in kitchen.mp.motion_goals_for_pos.get(station, ()) if kitchen.region.get(goal[0]) == mine}
     return bool(cells) and cells <= others
+
+
+def blocked_pots(session: OvercookedSession, chef: int, claims: Claims) -> frozenset[Pos]:
+    """Pots whose every standing cell on the chef's floor a partner we do not command stands on
+    (counter_circuit's pot0 has one), while some other pot is not so blocked: an onion carried
+    there would wait behind the partner for as long as it stands while the rest of the work waits
+    too. When the partner blocks every pot (coordination_ring's pots share one cell) nothing is
+    left out: the partner moves on sooner than any other plan pays."""
+    kitchen = session.kitchen
+    blocked = frozenset(p for p in kitchen.pots if occupied(session, claims, Command("put_onion", chef, kitchen.names[p])))
+    return frozenset() if len(blocked) == len(kitchen.pots) else blocked
 
 
 def staged(engine: Engine, claims: Claims) -> list[Pos]:

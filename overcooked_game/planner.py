@@ -134,7 +134,7 @@ class OvercookedPlanner:
                 return Command("fill_dish", chef, engine.kitchen.names[pot])
             return self._hand_over_or_wait(session, chef, claims, reach_pot=True)
         if held == "onion":
-            pot = self._pot_to_fill(engine, chef, claims)
+            pot = self._pot_to_fill(engine, chef, claims, partnered.blocked_pots(session, chef, claims))
             if pot is not None:
                 return partnered.stash(session, chef, claims) or Command("put_onion", chef, engine.kitchen.names[pot])
             return partnered.stage(session, chef, claims) or self._hand_over_or_wait(session, chef, claims, reach_pot=True)
@@ -173,15 +173,16 @@ class OvercookedPlanner:
                 or self._stand_aside(session, chef))
 
     # ------------------------------------------------------------------ pots
-    def _pot_to_fill(self, engine: Engine, chef: int, claims: Claims) -> Pos | None:
+    def _pot_to_fill(self, engine: Engine, chef: int, claims: Claims, skip: frozenset[Pos] = frozenset()) -> Pos | None:
         """The reachable pot closest to full that still has room after the onions already bound
-        for it (the nearest among equals)."""
+        for it (the nearest among equals), leaving out `skip`."""
         kitchen, state = engine.kitchen, engine.state
         options = []
         for pot_pos in kitchen.pots:
             pot = kitchen.pot(state, pot_pos)
             filled = pot.onions + claims.onions_for.get(pot_pos, 0)
-            if not pot.fillable or filled >= 3 or not kitchen.reaches(state.players[chef].position, pot_pos):
+            if (not pot.fillable or filled >= 3 or pot_pos in skip
+                    or not kitchen.reaches(state.players[chef].position, pot_pos)):
                 continue
             best = kitchen.best_goal(state, chef, [pot_pos])
             options.append((-filled, best[2] if best else 99, kitchen.pots.index(pot_pos), pot_pos))
