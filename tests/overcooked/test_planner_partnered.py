@@ -273,5 +273,6 @@ async def test_far_from_the_pots_the_walk_over_carries_an_onion_beside_the_batch
         if session.engine.state.players[0].position[1] == 1 and not arrivals:
             arrivals.append(session.engine.held(0))
 
-    await play("counter_circuit", 1, standing, until=60, watch=watch)
+    # the partner steps off pot0's cell to the top left corner and stays there
+    await play("counter_circuit", 1, script(["left", "left"]), until=60, watch=watch)
     assert arrivals == ["onion"], arrivals
