@@ -146,6 +146,12 @@ def fetch(session: OvercookedSession, chef: int, item: str, claims: Claims) -> C
     dispensers = [d for d in every if kitchen.reaches(here, d)]
     if item == "onion":  # judged by the whole trip: a counter between corridors has a far side
         pots = [p for p in kitchen.pots if kitchen.pot(state, p).fillable] or list(kitchen.pots)
+        # (not counting a pot whose only cell the partner stands on: an onion for it waits there)
+        lacking = sum(3 - kitchen.pot(state, p).onions for p in kitchen.pots if kitchen.pot(state, p).fillable
+                      and not occupied(session, claims, Command("put_onion", chef, kitchen.names[p])))
+        far = cost_to(kitchen, state, chef, pots)
+        if dispensers and far is not None and far >= STASH_FROM and len(lying) < lacking:
+            return command  # far from the pots, the walk over carries one more from the dispenser in hand
         # (never from a side so far from the pots that the onion would be stashed again)
         lie = via(kitchen, state, chef, lying, pots, max_onward=STASH_FROM - 1)
         own = via(kitchen, state, chef, dispensers, pots)
@@ -197,6 +203,17 @@ def occupied(session: OvercookedSession, claims: Claims, command: Command) -> bo
     cells = {goal[0] for station in kitchen.targets(state, command)
              for goal in kitchen.mp.motion_goals_for_pos.get(station, ()) if kitchen.region.get(goal[0]) == mine}
     return bool(cells) and cells <= others
+
+
+def blocked_pots(session: OvercookedSession, chef: int, claims: Claims) -> frozenset[Pos]:
+    """Pots whose every standing cell on the chef's floor a partner we do not command stands on
+    (counter_circuit's pot0 has one), while some other pot is not so blocked: an onion carried
+    there would wait behind the partner for as long as it stands while the rest of the work waits
+    too. When the partner blocks every pot (coordination_ring's pots share one cell) nothing is
+    left out: the partner moves on sooner than any other plan pays."""
+    kitchen = session.kitchen
+    blocked = frozenset(p for p in kitchen.pots if occupied(session, claims, Command("put_onion", chef, kitchen.names[p])))
+    return frozenset() if len(blocked) == len(kitchen.pots) else blocked
 
 
 def staged(engine: Engine, claims: Claims) -> list[Pos]:
@@ -272,3 +289,60 @@ def hands_to_partner(engine: Engine, chef: int, claims: Claims) -> bool:
     """Whether `chef` reaches no pot and so only hands things to a partner we do not command."""
     here = engine.state.players[chef].position
     return len(claims.team) < engine.n and not any(engine.kitchen.reaches(here, p) for p in engine.kitchen.pots)
+
+
+def await_hand_over(session: OvercookedSession, chef: int, claims: Claims) -> Command | None:
+    """Beside a partner we do not command, an idle chef fed over counters (forced_coordination's
+    pot side) waits facing the shared counter its partner is about to hand over on (the one the
+    partner faces, else the nearest to it), so it takes the item the timestep it lands: a partner
+    who presses interact twice takes it back otherwise, and the counter frees for the next one.
+    None when the chef has a dispenser of its own or nothing is on its way."""
+    kitchen, engine = session.kitchen, session.engine
+    state = engine.state
+    if len(claims.team) == session.n_agents:
+        return None
+    here = state.players[chef].position
+    if any(kitchen.reaches(here, d) for d in (*kitchen.onion_dispensers, *kitchen.dish_dispensers)):
+        return None
+    mine = kitchen.region.get(here)
+    if any(kitchen.region.get(p.position) == mine for i, p in enumerate(state.players) if i not in claims.team):
+        return None  # a partner on this floor may need the cell the chef would wait on
+    for other, player in enumerate(state.players):
+        if other in claims.team or engine.held(other) not in ("onion", "dish"):
+            continue
+        shared = [c for c in kitchen.empty_counters(state)
+                  if kitchen.reaches(here, c) and kitchen.reaches(player.position, c)]
+        if not shared:
+            continue
+        faced = (player.position[0] + player.orientation[0], player.position[1] + player.orientation[1])
+        best = kitchen.best_goal(state, other, shared)
+        counter = faced if faced in shared else None if best is None else best[0]
+        if counter is None:
+            continue
+        sides = [g for g in kitchen.mp.motion_goals_for_pos.get(counter, ()) if kitchen.region.get(g[0]) == mine]
+        if not sides:
+            continue
+        player_me = state.players[chef]
+        if any((player_me.position, player_me.orientation) == g for g in sides):
+            return Command("wait", chef)
+        near = kitchen.best_goal(state, chef, [counter], free_only=True)
+        return None if near is None else step_to(kitchen, state, chef, near[1])
+    return Command("wait", chef)  # nothing on its way yet: no partner shares this floor, so no cell needs leaving
+
+
+def hand_over_counter(session: OvercookedSession, chef: int, claims: Claims, shared: list[Pos]) -> Pos | None:
+    """Beside a partner we do not command, the shared counter to hand over on: the one nearest
+    the partner (a person or the proxy takes what lies in front of it sooner than what lies down
+    the divider), the chef's own walk breaking ties. None with the whole team commanded."""
+    kitchen, engine = session.kitchen, session.engine
+    state = engine.state
+    if len(claims.team) == session.n_agents or not shared:
+        return None
+    options = []
+    for counter in shared:
+        theirs = [kitchen.best_goal(state, o, [counter]) for o in range(session.n_agents) if o not in claims.team]
+        mine = kitchen.best_goal(state, chef, [counter])
+        costs = [t[2] for t in theirs if t is not None]
+        if costs and mine is not None:
+            options.append((min(costs), mine[2], (counter[1], counter[0]), counter))
+    return min(options)[3] if options else None

@@ -15,8 +15,10 @@ an item that keeps it from waiting work, picks up what the partner left on a cou
 nearer than a dispenser (never from a side the partner stands on), gives way when the partner
 keeps walking into it (unless it already stands where its task ends), chooses a pickup anew once
 the partner stands on its only cell, batches onions over a counter that bridges two corridors,
+carries one more onion in hand beside the batch while the batch does not cover what the pots lack,
 and, when the two are fed over counters, keeps a hand-over counter free and hands over only what
-the partner can use now.
+the partner can use now: on the counter nearest the partner when it hands over, and facing the
+counter the partner is about to hand over on when it is handed to.
 """
 
 from __future__ import annotations
@@ -132,7 +134,7 @@ class OvercookedPlanner:
                 return Command("fill_dish", chef, engine.kitchen.names[pot])
             return self._hand_over_or_wait(session, chef, claims, reach_pot=True)
         if held == "onion":
-            pot = self._pot_to_fill(engine, chef, claims)
+            pot = self._pot_to_fill(engine, chef, claims, partnered.blocked_pots(session, chef, claims))
             if pot is not None:
                 return partnered.stash(session, chef, claims) or Command("put_onion", chef, engine.kitchen.names[pot])
             return partnered.stage(session, chef, claims) or self._hand_over_or_wait(session, chef, claims, reach_pot=True)
@@ -167,18 +169,20 @@ class OvercookedPlanner:
             return partnered.fetch(session, chef, "dish", claims)
         if prefetch > 0 and can("pickup_onion"):
             return partnered.fetch(session, chef, "onion", claims)
-        return partnered.clear_hand_over(session, chef, claims) or self._stand_aside(session, chef)
+        return (partnered.clear_hand_over(session, chef, claims) or partnered.await_hand_over(session, chef, claims)
+                or self._stand_aside(session, chef))
 
     # ------------------------------------------------------------------ pots
-    def _pot_to_fill(self, engine: Engine, chef: int, claims: Claims) -> Pos | None:
+    def _pot_to_fill(self, engine: Engine, chef: int, claims: Claims, skip: frozenset[Pos] = frozenset()) -> Pos | None:
         """The reachable pot closest to full that still has room after the onions already bound
-        for it (the nearest among equals)."""
+        for it (the nearest among equals), leaving out `skip`."""
         kitchen, state = engine.kitchen, engine.state
         options = []
         for pot_pos in kitchen.pots:
             pot = kitchen.pot(state, pot_pos)
             filled = pot.onions + claims.onions_for.get(pot_pos, 0)
-            if not pot.fillable or filled >= 3 or not kitchen.reaches(state.players[chef].position, pot_pos):
+            if (not pot.fillable or filled >= 3 or pot_pos in skip
+                    or not kitchen.reaches(state.players[chef].position, pot_pos)):
                 continue
             best = kitchen.best_goal(state, chef, [pot_pos])
             options.append((-filled, best[2] if best else 99, kitchen.pots.index(pot_pos), pot_pos))
@@ -288,6 +292,9 @@ class OvercookedPlanner:
         partners = [p.position for i, p in enumerate(state.players) if i != chef]
         shared = [c for c in kitchen.empty_counters(state) if c not in claims.counters and kitchen.reaches(here, c)
                   and any(kitchen.reaches(o, c) for o in partners)]
+        counter = partnered.hand_over_counter(session, chef, claims, shared)
+        if counter is not None:
+            return Command("place", chef, kitchen.names[counter])
         best = kitchen.best_goal(state, chef, shared)
         if best is None:
             return self._stand_aside(session, chef)

@@ -42,7 +42,10 @@ def step_to(kitchen: Kitchen, state: Any, chef: int, goal: Motion) -> Command:
         return Command("stay", chef)
     ahead = (player.position[0] + action[0], player.position[1] + action[1])
     others = {p.position for i, p in enumerate(state.players) if i != chef}
-    if ahead in others:
+    plan = kitchen.mp.all_plans.get(((player.position, player.orientation), goal))
+    # (a partner anywhere on the route, not only just ahead: stepping back onto the route each
+    # time the partner is a step away walked the chef to and fro beside it for good)
+    if ahead in others or (plan is not None and any(pos in others for pos, _ in plan[1])):
         around = kitchen.detour(player.position, goal[0], others)
         if around is None:
             return Command("stay", chef)

@@ -229,3 +229,50 @@ async def test_beside_a_partner_standing_on_one_pots_cell_the_planner_cooks_with
     # the island are taken from its other side instead of standing forever behind the partner
     session, _ = await play("counter_circuit", 1, standing)
     assert session.engine.delivered >= 3, session.engine.delivered
+
+
+@pytest.mark.asyncio
+async def test_the_pot_side_waits_facing_the_counter_the_partner_hands_over_on() -> None:
+    """forced_coordination, the planner on the pots' side (chef0): the partner (chef1) takes an
+    onion, turns to the divider, sets it down and presses interact again at once (taking it back
+    if it still lies there), then holds it for good. Waiting facing that counter, the planner
+    takes the onion the timestep it lands and cooks with it."""
+    keys = ["left", "interact", "stay", "stay", "right", "interact", "interact"]
+    session, _ = await play("forced_coordination", 1, script(keys), until=20)
+    pots = [session.kitchen.pot(session.engine.state, p) for p in session.kitchen.pots]
+    assert session.engine.held(1) is None  # the partner did not get it back
+    assert sum(p.onions for p in pots) == 1, pots
+
+
+@pytest.mark.asyncio
+async def test_the_supplier_hands_over_on_the_counter_nearest_the_partner() -> None:
+    """forced_coordination, the planner on the dispensers' side (chef1), the partner standing on
+    the pots' side at the top, beside the divider's top counter (2, 1): the onions go there, in
+    front of the partner, not on the counter nearest the planner's dispenser."""
+    first: list[tuple[int, int]] = []
+
+    def watch(session: OvercookedSession, ours: list[str]) -> None:
+        kitchen, state = session.kitchen, session.engine.state
+        lying = kitchen.counter_items(state, "onion")
+        if lying and not first:
+            first.extend(lying)
+
+    session, _ = await play("forced_coordination", 0, standing, until=40, watch=watch)
+    assert session.engine.state.players[0].position == (3, 1)
+    assert first == [(2, 1)], first
+
+
+@pytest.mark.asyncio
+async def test_far_from_the_pots_the_walk_over_carries_an_onion_beside_the_batch() -> None:
+    """counter_circuit, the planner (chef0) starting by the onions with both pots empty: it batches
+    onions over the island and, while the batch does not cover what the pots lack, walks round to
+    the pots with one more in hand rather than empty-handed."""
+    arrivals: list[str | None] = []
+
+    def watch(session: OvercookedSession, ours: list[str]) -> None:
+        if session.engine.state.players[0].position[1] == 1 and not arrivals:
+            arrivals.append(session.engine.held(0))
+
+    # the partner steps off pot0's cell to the top left corner and stays there
+    await play("counter_circuit", 1, script(["left", "left"]), until=60, watch=watch)
+    assert arrivals == ["onion"], arrivals
