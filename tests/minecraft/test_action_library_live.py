@@ -45,7 +45,7 @@ async def bridge(server: EmbeddedServer) -> AsyncIterator[BridgeTransport]:
     await transport.start()
     assert server.address is not None
     await transport.request("connect", {"names": AGENTS, "port": server.address.port, "version": server.address.version,
-                                        "token": server.address.admin_token}, timeout=30)
+                                        "token": server.address.admin_token, "seePlayers": True}, timeout=30)
     yield transport
     await transport.close()
 

@@ -40,7 +40,7 @@ class BotHost {
     return null
   }
 
-  async connect ({ names, host = '127.0.0.1', port, version, token = null, auth = 'offline', accounts = {} }) {
+  async connect ({ names, host = '127.0.0.1', port, version, token = null, auth = 'offline', accounts = {}, seePlayers = false }) {
     if (!Array.isArray(names) || names.length === 0) throw new ActionError('bad_args', 'names must be a non-empty list')
     const missing = names.filter(n => !(this.bots.get(n) && this.bots.get(n).connected))
     if (missing.length) await checkVersion(host, port, version)
@@ -49,7 +49,7 @@ class BotHost {
     let failed = null
     for (const n of missing) {
       try {
-        await this.connectOne(n, host, port, version, token, auth === 'microsoft' ? accounts[n] : null)
+        await this.connectOne(n, host, port, version, token, auth === 'microsoft' ? accounts[n] : null, seePlayers)
       } catch (err) {
         failed = failed || err
       }
@@ -60,8 +60,11 @@ class BotHost {
 
   // `account`: the e-mail of a Microsoft account, for an online-mode server (mineflayer signs in with a
   // device code shown on stderr the first time and caches the tokens); the bot then plays under that
-  // account's in-game name, which the session uses as the agent's name.
-  async connectOne (name, host, port, version, token, account = null) {
+  // account's in-game name, which the session uses as the agent's name. `seePlayers`: load the
+  // library's players plugin (bots see each other: `goTo` a player, `follow`, `entities`). Off by
+  // default: the kitchen and the task families were measured with bots that do not see each other,
+  // and seeing a teammate changes their observations and, under load, their paths onto plates.
+  async connectOne (name, host, port, version, token, account = null, seePlayers = false) {
     const old = this.bots.get(name)
     if (old) old.bot.removeAllListeners()
     const login = account
@@ -71,13 +74,17 @@ class BotHost {
     const entry = { bot, task: null, action: null, connected: false }
     this.bots.set(name, entry)
     bot.loadPlugin(pathfinder)
-    bot.loadPlugin(require('./library/players'))
+    if (seePlayers) bot.loadPlugin(require('./library/players'))
     bot.once('spawn', () => {
       const moves = new Movements(bot)
       moves.canDig = false
       moves.allow1by1towers = false
       moves.allowParkour = false
       moves.allowSprinting = true
+      // Bots see each other since the library's players plugin; paths must not bend around a
+      // teammate (it moves on, and standing on a plate beside one failed under load): players
+      // stay passable, as they were for the pathfinder before bots could see them.
+      moves.passableEntities.add('player')
       bot.pathfinder.setMovements(moves)
       bot.pathfinder.thinkTimeout = 3000
     })
