@@ -35,7 +35,11 @@ def train(
                              help="sb3: environments stepped together; rllib: the batch only (envs x rollout steps per iteration)"),
     checkpoint_every: int = typer.Option(50_000, "--checkpoint-every", min=1, help="steps between checkpoints"),
     learning_rate: float = typer.Option(3e-4, "--learning-rate", min=1e-6, max=1.0),
+    lr_schedule: str = typer.Option("constant", "--lr-schedule",
+                                    help="sb3: constant | linear (down to zero at --steps)"),
     rollout: int = typer.Option(128, "--rollout", min=8, help="steps per env between PPO updates"),
+    ent_coef: float = typer.Option(0.01, "--ent-coef", min=0.0, max=1.0, help="sb3: entropy bonus weight in PPO's loss"),
+    epochs: int = typer.Option(4, "--epochs", min=1, max=100, help="sb3: passes over each rollout per PPO update"),
     policies: str = typer.Option("shared", "--policies", help="rllib: shared (one network for all agents) | per-agent"),
     address: str | None = typer.Option(None, "--address", help="rllib: a Ray cluster (ray://host:10001 or auto); default a local Ray"),
     env_runners: int = typer.Option(0, "--env-runners", min=0, max=1024,
@@ -57,7 +61,8 @@ def train(
         tau_list = tuple(float(t) for t in taus.split(",") if t.strip())
         config = TrainConfig(level=level, agents=agents, steps=steps, out=out_dir, algo=algo, seed=seed, reward=reward,
                              taus=tau_list, order=order, rules=rules, n_envs=envs, checkpoint_every=checkpoint_every,
-                             learning_rate=learning_rate, n_steps=rollout, batch_size=max(8, min(256, rollout * envs // 2)),
+                             learning_rate=learning_rate, lr_schedule=lr_schedule, ent_coef=ent_coef,
+                             n_epochs=epochs, n_steps=rollout, batch_size=max(8, min(256, rollout * envs // 2)),
                              backend=backend, policies=policies, ray_address=address, env_runners=env_runners,
                              vec=vec)
         config.check()

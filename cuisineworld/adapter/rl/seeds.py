@@ -28,10 +28,11 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import re
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,8 @@ log = logging.getLogger(__name__)
 EVAL_SEED = 0
 EVAL_EPISODES = 3
 SUMMARY_FILE = "seeds.json"
+#: Per run folder: every evaluation already made, keyed by the model file's sha256 and the protocol.
+SCORES_FILE = "scores.json"
 #: Settings that may differ between a finished run and a new request for it without changing the policy.
 _IRRELEVANT = ("out", "checkpoint_every", "ray_address", "ray_cpus")
 
@@ -86,6 +89,33 @@ def evaluate_cos(model: str, level: str, agents: int, seed: int = EVAL_SEED, epi
     return cos(taus), tuple(t.rate for t in taus)
 
 
+def scored(model: Path, level: str, agents: int, seed: int = EVAL_SEED, episodes: int = EVAL_EPISODES,
+           rules: str = "reference") -> tuple[float, tuple[float, ...]]:
+    """`evaluate_cos` of a model file, remembered in its run folder's scores.json.
+
+    Greedy play on seeded orders is deterministic, so a figure keyed by the file's sha256 and the
+    protocol stands for good: re-running ``--select-seed`` on a finished set (or a watcher scoring
+    checkpoints while the run trains) does not play the same checkpoint twice. The run folder is the
+    one holding ``checkpoints/`` (or the model itself).
+    """
+    from cuisineworld.adapter.rl.released import sha256_of
+
+    folder = model.parent.parent if model.parent.name == "checkpoints" else model.parent
+    cache_path = folder / SCORES_FILE
+    key = f"{sha256_of(model)}|{level}|{agents}|{rules}|seed {seed}|{episodes} episodes"
+    cache: dict[str, Any] = json.loads(cache_path.read_text()) if cache_path.is_file() else {}
+    if key in cache:
+        hit = cache[key]
+        return float(hit["cos"]), tuple(float(r) for r in hit["rates"])
+    score, rates = evaluate_cos(f"policy:{model}", level, agents, seed=seed, episodes=episodes, rules=rules)
+    cache = json.loads(cache_path.read_text()) if cache_path.is_file() else {}  # another process may have added some
+    cache[key] = {"model": str(model), "cos": score, "rates": list(rates)}
+    tmp = cache_path.with_name(f".{SCORES_FILE}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(cache, indent=1, sort_keys=True) + "\n")
+    tmp.replace(cache_path)
+    return score, rates
+
+
 def _finished(config: TrainConfig) -> dict[str, Any] | None:
     """The folder's policy.json when it holds a finished run of this very configuration."""
     folder = Path(config.out)
@@ -94,7 +124,9 @@ def _finished(config: TrainConfig) -> dict[str, Any] | None:
         return None
     meta: dict[str, Any] = json.loads(meta_path.read_text())
     wanted = json.loads(json.dumps(asdict(config), default=str))
-    same = all(meta.get(k) == v for k, v in wanted.items() if k not in _IRRELEVANT)
+    # a folder written before a setting existed ran at that setting's default
+    defaults = json.loads(json.dumps({f.name: f.default for f in fields(TrainConfig)}, default=str))
+    same = all(meta.get(k, defaults.get(k)) == v for k, v in wanted.items() if k not in _IRRELEVANT)
     return meta if same and int(meta.get("trained_steps", 0)) >= config.steps else None
 
 
@@ -116,7 +148,7 @@ def select_checkpoint(folder: Path, level: str, agents: int, held_out_seed: int,
     """The model of `folder` with the best CoS on the held-out stream (the earliest on a tie)."""
     best: tuple[Path, float] | None = None
     for _steps, path in checkpoint_models(folder):
-        score, _ = evaluate_cos(f"policy:{path}", level, agents, seed=held_out_seed, rules=rules)
+        score, _ = scored(path, level, agents, seed=held_out_seed, rules=rules)
         if best is None or score > best[1]:
             best = (path, score)
     if best is None:
@@ -140,7 +172,7 @@ def run_seed(config: TrainConfig, select_seed: int | None = None) -> SeedRun:
         model, chosen_by = select_checkpoint(folder, config.level, config.agents, select_seed, config.rules)
         match = re.fullmatch(r"model_(\d+)_steps\.zip", model.name)
         steps = int(match.group(1)) if match else steps
-    score, rates = evaluate_cos(f"policy:{model}", config.level, config.agents, rules=config.rules)
+    score, rates = scored(model, config.level, config.agents, rules=config.rules)
     return SeedRun(config.seed, str(folder), str(model), steps, round(seconds, 1), score, rates, reused, chosen_by)
 
 

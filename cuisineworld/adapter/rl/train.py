@@ -45,7 +45,10 @@ ALGOS = ("maskable-ppo",)
 BACKENDS = ("sb3", "rllib")
 POLICY_MODES = ("shared", "per-agent")  # rllib: one network for all agents, or one each
 POLICY_FILE = "policy.json"
-VECS = ("single", "batched")  # sb3: one CuisineJointEnv per env in SB3's vector env, or BatchedKitchens
+VECS = ("single", "batched")
+#: How the learning rate moves over a run: held, or straight down to zero at ``steps`` (a longer
+#: ``--steps`` then changes every update, so its checkpoints are not a shorter run's).
+LR_SCHEDULES = ("constant", "linear")  # sb3: one CuisineJointEnv per env in SB3's vector env, or BatchedKitchens
 MAX_SINGLE_ENVS = 256
 
 
@@ -69,6 +72,7 @@ class TrainConfig:
     batch_size: int = 256
     n_epochs: int = 4
     learning_rate: float = 3e-4
+    lr_schedule: str = "constant"
     gamma: float = 0.99
     ent_coef: float = 0.01
     net_arch: tuple[int, ...] = (128, 128)
@@ -99,6 +103,12 @@ class TrainConfig:
         if self.steps < 1 or self.n_envs < 1 or not self.taus:
             raise ValueError("steps, envs and taus must be positive")
         load_level(self.level, self.rules)  # a bad level name or file fails here
+        if self.lr_schedule not in LR_SCHEDULES:
+            raise ValueError(f"--lr-schedule must be one of {', '.join(LR_SCHEDULES)}, not {self.lr_schedule!r}")
+        if self.n_epochs < 1 or self.ent_coef < 0:
+            raise ValueError("--epochs must be positive and --ent-coef not negative")
+        if self.lr_schedule != "constant" and self.backend != "sb3":
+            raise ValueError("--lr-schedule other than constant trains the sb3 backend only")
         if self.vec not in VECS:
             raise ValueError(f"--vec must be one of {', '.join(VECS)}, not {self.vec!r}")
         if self.vec == "batched":
@@ -159,7 +169,7 @@ def train(config: TrainConfig, on_progress: Callable[[int], None] | None = None)
     else:
         venv = make_vec_env(config.make_env, n_envs=config.n_envs, seed=config.seed)
     formats = ["csv"] + (["tensorboard"] if _has_tensorboard() else [])
-    model = MaskablePPO("MlpPolicy", venv, learning_rate=config.learning_rate, n_steps=config.n_steps,
+    model = MaskablePPO("MlpPolicy", venv, learning_rate=learning_rate(config), n_steps=config.n_steps,
                         batch_size=config.batch_size, n_epochs=config.n_epochs, gamma=config.gamma,
                         ent_coef=config.ent_coef, seed=config.seed, device="cpu", verbose=0,
                         policy_kwargs={"net_arch": list(config.net_arch)})
@@ -179,6 +189,14 @@ def train(config: TrainConfig, on_progress: Callable[[int], None] | None = None)
     write_meta(config, out, int(model.num_timesteps), seconds)
     venv.close()
     return TrainResult(model_path, seconds, int(model.num_timesteps), read_curve(out / "progress.csv"))
+
+
+def learning_rate(config: TrainConfig) -> float | Callable[[float], float]:
+    """SB3's learning rate: the number, or a function of the progress left (1 at the start, 0 at the end)."""
+    if config.lr_schedule == "linear":
+        start = config.learning_rate
+        return lambda remaining: start * remaining
+    return config.learning_rate
 
 
 def write_meta(config: TrainConfig, out: Path, steps: int, seconds: float) -> None:
