@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,10 @@ FAMILY = "escape"
 AGENT_NAMES = ("Alex", "Steve", "Ellie", "Kai")
 ACTION_TIMEOUT_S = 25.0
 ROOM_TIMEOUT_S = 30.0
+#: Times the room's set-up asks the bots into the first room before it gives up, and the pause
+#: between asks (set-up only: the episode starts from the same cells whichever ask brought them).
+GATHER_TRIES = 20
+GATHER_PAUSE_S = 0.25
 CONNECT_TIMEOUT_S = 60.0
 #: Episode length of an escape room when `--steps` is not given.
 DEFAULT_STEPS = 30
@@ -76,6 +81,16 @@ def make_session(spec: GameSpec) -> EscapeSession:
     if spec.agents < room.team:
         raise SpecError(f"minecraft escape: {room.name} is made for {room.team} bots (plates held at once), not {spec.agents}")
     return EscapeSession(room, n_agents=spec.agents, max_steps=spec.steps or DEFAULT_STEPS, seed=spec.seed)
+
+
+def _cell_of(position: object) -> tuple[int, int] | None:
+    """The (x, z) block a bot stands in, from the bridge's position (None when it has none)."""
+    if not isinstance(position, list | tuple) or len(position) != 3:
+        return None
+    try:
+        return math.floor(float(position[0])), math.floor(float(position[2]))
+    except (TypeError, ValueError):
+        return None
 
 
 class EscapeSession(DomainSession):
@@ -128,10 +143,32 @@ class EscapeSession(DomainSession):
         await self.start()
         await self.server.admin(f"reset {self.seed}", timeout=ROOM_TIMEOUT_S)
         state = await self.server.admin(f"escape setup {self._spec()}", timeout=ROOM_TIMEOUT_S)
+        await self._gather(state)
         self.world = EscapeWorld.fresh(self.room, self.agents)
         self._read(state)
         self._step = 0
         self.escaped_at = None
+
+    async def _gather(self, state: dict[str, Any]) -> None:
+        """Every bot on its start cell as the bots themselves see it (the bridge's observe syncs each
+        bot's world with the server first) and as the server sees it. The room's teleport can lose a
+        race with the kitchen reset's, leaving a bot (or the server's idea of it) at the kitchen
+        spawn outside the room's wall, from where a later correction pulls it out; then it is asked
+        again."""
+        starts = {str(k): (int(v[0]), int(v[2])) for k, v in state["starts"].items()}
+        for _ in range(GATHER_TRIES):
+            seen = (await self.bridge.request("observe", {}, timeout=ROOM_TIMEOUT_S))["bots"]
+            server = (await self.server.admin("escape state", timeout=ROOM_TIMEOUT_S))["players"]
+            stray = [name for name in self.agents
+                     if _cell_of(seen.get(name, {}).get("position")) != starts.get(name)
+                     or tuple(server.get(name, {}).get("cell") or ()) != starts.get(name)]
+            if not stray:
+                return
+            log.info("escape: %s not in the first room after set-up; gathering again", ", ".join(stray))
+            await asyncio.sleep(GATHER_PAUSE_S)  # the kitchen reset's own teleport may still be on its way
+            await self.server.admin("escape gather", timeout=ROOM_TIMEOUT_S)
+        where = "; ".join(f"{name} at {seen.get(name, {}).get('position')}, not {starts.get(name)}" for name in stray)
+        raise BridgeError(f"escape: could not bring every bot into the first room ({where})")
 
     def _spec(self) -> str:
         """The room as the plugin builds it (one line, no spaces: the console splits on them)."""

@@ -31,10 +31,56 @@ async function escapeStand (bot, { at, plate }, task) {
     what: `${plate} pressed`
   })
   pressed.catch(() => {})
-  await walk(bot, new goals.GoalBlock(target.x, target.y, target.z), task)
-  if (!onIt()) throw new ActionError('path_failed', `stopped off ${plate}`)
+  await standOn(bot, target, onIt, plate, task)
   if (!powered(bot.blockAt(target))) await pressed
   return { plate, position: posJson(bot.entity.position) }
+}
+
+// Walk onto the exact cell `target` and stay there. A sprinting bot can slide a block past a
+// one-cell goal after the pathfinder calls it reached, and a path search can give up while the
+// server is still sending the room's blocks; so the bot waits until it has stopped (two of its own
+// physics ticks at rest; the time limit only bounds a bot that never settles) and walks again if it
+// ended off the cell, a few times at most.
+const STAND_TRIES = 3
+const SETTLE_TICKS = 40
+
+async function settle (bot, task) {
+  let still = 0
+  await waitFor(bot, 'physicsTick', {
+    filter: () => {
+      const v = bot.entity.velocity
+      still = bot.entity.onGround && Math.abs(v.x) < 0.01 && Math.abs(v.z) < 0.01 ? still + 1 : 0
+      return still >= 2
+    },
+    timeoutMs: SETTLE_TICKS * 50 * 4,
+    task,
+    code: 'path_failed',
+    what: 'the bot standing still'
+  }).catch(() => {})
+}
+
+async function standOn (bot, target, onIt, name, task) {
+  let failure = null
+  // No sprinting onto a one-cell goal: a sprinting bot slid up to two blocks past a plate.
+  const moves = bot.pathfinder.movements
+  const sprinting = moves ? moves.allowSprinting : false
+  if (moves) moves.allowSprinting = false
+  try {
+    for (let tries = 0; tries < STAND_TRIES && !onIt(); tries++) {
+      try {
+        await walk(bot, new goals.GoalBlock(target.x, target.y, target.z), task)
+        failure = null
+      } catch (err) {
+        task.check()
+        failure = err
+      }
+      await settle(bot, task)
+    }
+  } finally {
+    if (moves) moves.allowSprinting = sprinting
+  }
+  if (onIt()) return
+  throw failure || new ActionError('path_failed', `stopped off ${name} at ${posJson(bot.entity.position)}, not ${posJson(target)}`)
 }
 
 // Right-click `target` (walking within reach first) and wait for the plugin's answer about `name`.
@@ -88,7 +134,7 @@ async function escapeTake (bot, { at, chest }, task) {
 
 async function escapeExit (bot, { at }, task) {
   const target = vec(at)
-  await walk(bot, new goals.GoalBlock(target.x, target.y, target.z), task)
+  await standOn(bot, target, () => bot.entity.position.floored().equals(target), 'the exit', task)
   return { position: posJson(bot.entity.position) }
 }
 

@@ -109,14 +109,22 @@ module.exports.server = function (serv) {
         fill(pos, m.items)
       }
     }
+    next.bots = bots
     room = next
-    const players = serv.players.filter(p => bots.includes(p.username)).sort((a, b) => a.username.localeCompare(b.username))
-    for (const player of players) {
-      const cell = START_CELLS[bots.indexOf(player.username) % START_CELLS.length]
-      await player.teleport(cellPos(0, cell).offset(0.5, 0, 0.5))
-    }
+    await gather()
     return state()
   }
+
+  // Each bot to its start cell in the first room. Also a command of its own (`escape gather`): a
+  // teleport can lose a race with the kitchen reset's own (the bot left at the kitchen spawn,
+  // outside the room's wall), so the session checks where its bots stand and asks again.
+  async function gather () {
+    if (!room) throw new Error('bad_state: no room set up')
+    const players = serv.players.filter(p => room.bots.includes(p.username)).sort((a, b) => a.username.localeCompare(b.username))
+    for (const player of players) await player.teleport(startOf(player.username).offset(0.5, 0, 0.5))
+  }
+
+  const startOf = (name) => cellPos(0, START_CELLS[room.bots.indexOf(name) % START_CELLS.length])
 
   const guarded = () => kitchen.config.guard !== false && kitchen.isCrew
   const mayWork = (player) => !guarded() || kitchen.isCrew(player)
@@ -220,7 +228,7 @@ module.exports.server = function (serv) {
       if (m.kind === 'chest') chests[m.name] = countItems(kitchen.getContainer(pos, 'chest').slots)
     }
     const players = {}
-    for (const p of serv.players) players[p.username] = { items: countItems(p.inventory.slots.slice(9, 45)), out: inExit(p) }
+    for (const p of serv.players) players[p.username] = { items: countItems(p.inventory.slots.slice(9, 45)), out: inExit(p), cell: [Math.floor(p.position.x), Math.floor(p.position.z)] }
     return {
       rooms: room.rooms,
       doors: room.doors.slice(),
@@ -229,6 +237,7 @@ module.exports.server = function (serv) {
       chests,
       where,
       exit: [exit.x, exit.y, exit.z],
+      starts: Object.fromEntries(room.bots.map(name => { const c = startOf(name); return [name, [c.x, c.y, c.z]] })),
       players
     }
   }
@@ -236,6 +245,7 @@ module.exports.server = function (serv) {
   async function escape (rest) {
     const [sub, ...more] = rest
     if (sub === 'state') return state()
+    if (sub === 'gather') { await gather(); return state() }
     if (sub === 'setup') {
       let spec
       try { spec = JSON.parse(more.join(' ')) } catch (err) { throw new Error('bad_room: not JSON') }
