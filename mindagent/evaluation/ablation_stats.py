@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 
-from mindagent.evaluation.inference import holm, paired_t, t_interval
+from mindagent.evaluation.inference import RATE, holm, paired_t, spread, t_interval
 
 ALPHA = 0.05
 REFERENCE = "full"
@@ -67,8 +67,9 @@ def study_stats(values: Mapping[str, Mapping[int, float]], reference: str = REFE
         if not by_seed:
             continue
         seeds = sorted(by_seed)
-        interval = t_interval([by_seed[s] for s in seeds])
-        row = RowStats(interval.n, (interval.lo + interval.hi) / 2, interval.sd, (interval.lo, interval.hi),
+        row_values = [by_seed[s] for s in seeds]
+        interval = t_interval(row_values, bounds=RATE)
+        row = RowStats(interval.n, spread(row_values).mean, interval.sd, (interval.lo, interval.hi),
                        interval.measured)
         common = sorted(set(seeds) & set(base)) if name != reference else []
         if common:

@@ -31,6 +31,8 @@ from mindagent.evaluation.tdist import t_quantile, two_sided_p
 
 CONFIDENCE = 0.95
 ALPHA = 0.05
+#: What a completion rate (CoS) can be: the `bounds` of its intervals.
+RATE = (0.0, 1.0)
 
 
 def _checked(values: Sequence[float], what: str) -> list[float]:
@@ -76,6 +78,14 @@ class Interval:
     #: False when the sample had no spread (one value, or all equal): the width 0 is not an estimate.
     measured: bool
 
+    def within(self, low: float, high: float) -> Interval:
+        """The interval cut to the values the quantity can take.
+
+        A t interval is symmetric, so for a rate near 0 or 1 at small n its far end leaves the
+        range (seeds 0.0 and 0.2 give -1.171..1.371); nobody can read a negative completion rate, and
+        cutting loses no coverage, since the true mean lies inside the range anyway."""
+        return Interval(min(max(self.lo, low), high), max(min(self.hi, high), low), self.n, self.sd, self.measured)
+
 
 def _t_interval(s: Spread, confidence: float, scale: float) -> Interval:
     if not 0.0 < confidence < 1.0:
@@ -86,16 +96,21 @@ def _t_interval(s: Spread, confidence: float, scale: float) -> Interval:
     return Interval(s.mean - half, s.mean + half, s.n, s.sd, measured=True)
 
 
-def t_interval(values: Sequence[float], confidence: float = CONFIDENCE) -> Interval:
-    """The t interval of the mean: ``t_interval([0.70, 0.72, 0.74])`` -> 0.670..0.770, n 3, sd 0.02."""
+def t_interval(values: Sequence[float], confidence: float = CONFIDENCE,
+               bounds: tuple[float, float] | None = None) -> Interval:
+    """The t interval of the mean: ``t_interval([0.70, 0.72, 0.74])`` -> 0.670..0.770, n 3, sd 0.02;
+    `bounds` (e.g. ``(0.0, 1.0)`` for a rate) cuts it to the values the quantity can take."""
     s = spread(values)
-    return _t_interval(s, confidence, 1.0 / math.sqrt(s.n))
+    out = _t_interval(s, confidence, 1.0 / math.sqrt(s.n))
+    return out if bounds is None else out.within(*bounds)
 
 
-def prediction_interval(values: Sequence[float], confidence: float = CONFIDENCE) -> Interval:
+def prediction_interval(values: Sequence[float], confidence: float = CONFIDENCE,
+                        bounds: tuple[float, float] | None = None) -> Interval:
     """Where one more single-stream value would fall with `confidence`: mean +- t * sd * sqrt(1 + 1/n)."""
     s = spread(values)
-    return _t_interval(s, confidence, math.sqrt(1.0 + 1.0 / s.n))
+    out = _t_interval(s, confidence, math.sqrt(1.0 + 1.0 / s.n))
+    return out if bounds is None else out.within(*bounds)
 
 
 def place(figure: float, interval: Interval, ours: str, theirs: str) -> str:

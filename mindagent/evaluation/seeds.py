@@ -22,7 +22,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from mindagent.evaluation.inference import t_interval
+from mindagent.evaluation.inference import RATE, t_interval
 from mindagent.evaluation.provenance import run_provenance
 from mindagent.evaluation.readers import SUMMARY_SCHEMA, ResultsError, SeedSummary, read_results
 from mindagent.evaluation.stats import bootstrap_interval, mean
@@ -62,7 +62,7 @@ class SeedSweep:
                     continue
                 values = [float(by_seed[s][key]["cos"]) for s in self.seeds]
                 lo, hi = bootstrap_interval(values)
-                t = t_interval(values)
+                t = t_interval(values, bounds=RATE)
                 out.append({"level": level, "agents": agents, "n": t.n, "mean": round(mean(values), 6),
                             "sd": round(t.sd, 6), "t_interval": [round(t.lo, 6), round(t.hi, 6)],
                             "interval": [round(lo, 6), round(hi, 6)],

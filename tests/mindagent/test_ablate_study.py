@@ -178,3 +178,10 @@ def test_a_study_unit_that_failed_mid_episode_continues_from_its_step(tmp_path: 
     assert rest.answered == 5  # seed 0 was done; seed 1 from its step 5 on
     row = json.loads((out / "ablation.json").read_text())["rows"][0]
     assert row["n"] == 2 and row["complete"]
+
+
+def test_a_row_near_zero_keeps_its_mean_and_no_negative_interval() -> None:
+    stats = study_stats({"full": {0: 0.70, 1: 0.72}, "no-demo": {0: 0.0, 1: 0.2}})
+    row = stats["no-demo"]
+    assert row.mean == pytest.approx(0.1)  # the mean of the seeds, not the middle of a cut interval
+    assert row.interval == (0.0, 1.0) and row.measured

@@ -127,3 +127,20 @@ def test_the_t_tail_falls_with_t_and_the_quantile_inverts_it(t1: float, t2: floa
     p = two_sided_p(lo, df)
     if 1e-9 < p < 1.0 - 1e-9:
         assert t_quantile(1.0 - p / 2.0, df) == pytest.approx(lo, rel=1e-6, abs=1e-6)
+
+
+@given(st.lists(st.floats(0.0, 1.0), min_size=2, max_size=12))
+def test_a_rate_interval_stays_within_0_and_1_and_keeps_what_fits(rates: list[float]) -> None:
+    raw, cut = t_interval(rates), t_interval(rates, bounds=(0.0, 1.0))
+    assert 0.0 <= cut.lo <= cut.hi <= 1.0
+    assert cut.lo == max(raw.lo, 0.0) and cut.hi == min(raw.hi, 1.0)
+    assert (cut.n, cut.sd, cut.measured) == (raw.n, raw.sd, raw.measured)
+    pi = prediction_interval(rates, bounds=(0.0, 1.0))
+    assert 0.0 <= pi.lo <= pi.hi <= 1.0
+
+
+def test_two_seeds_near_zero_no_longer_print_a_negative_rate() -> None:
+    raw = t_interval([0.0, 0.2])
+    assert raw.lo < -1.0  # what the printer showed before: t(1) is 12.7
+    cut = t_interval([0.0, 0.2], bounds=(0.0, 1.0))
+    assert (cut.lo, cut.hi) == (0.0, 1.0)
