@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from mindagent.core.gbnf import literal
 from minecraft.kitchen import ITEMS, TARGETS
 
 
@@ -101,12 +102,8 @@ def extract_commands(text: str, agents: Sequence[str]) -> list[Command]:
     return [first[a] for a in agents if a in first]
 
 
-def _quote(word: str) -> str:
-    return '"' + word.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
 def _alt(words: Sequence[str]) -> str:
-    return " | ".join(_quote(w) for w in sorted(set(words)))
+    return " | ".join(literal(w) for w in sorted(set(words)))
 
 
 def gbnf(agents: Sequence[str], targets: Sequence[str], mobs: Sequence[str], blocks: Sequence[str],
@@ -133,23 +130,3 @@ def gbnf(agents: Sequence[str], targets: Sequence[str], mobs: Sequence[str], blo
     rules += [f"target ::= {_alt(targets)}", f"mob ::= {_alt(mobs)}", f"block ::= {_alt(blocks)}",
               f"item ::= {_alt(items)}"]
     return "\n".join(rules) + "\n"
-
-
-def legal_gbnf(per_agent: Sequence[Sequence[str]]) -> str:
-    """A GBNF grammar of one answer made of commands legal now: line K is one of ``per_agent[K]``
-    (the session's ``legal_commands(K)``), one line per agent in agent order, as `gbnf`."""
-    if not per_agent:
-        raise ValueError("a Minecraft grammar needs at least one agent")
-    rules = ["root ::= " + ' "\\n" '.join(f"line{k}" for k in range(len(per_agent)))]
-    for k, commands in enumerate(per_agent):
-        if not commands:
-            raise ValueError(f"agent {k} has no legal command to choose from")
-        rules.append(f"line{k} ::= " + " | ".join(_quote(c) for c in dict.fromkeys(commands)))
-    return "\n".join(rules) + "\n"
-
-
-def legal_agent_gbnf(commands: Sequence[str]) -> str:
-    """A GBNF grammar of one bot's single command, one of ``commands`` (legal now)."""
-    if not commands:
-        raise ValueError("no legal command to choose from")
-    return "root ::= " + " | ".join(_quote(c) for c in dict.fromkeys(commands)) + "\n"

@@ -28,11 +28,12 @@ from pydantic import ValidationError
 
 from mindagent.core.directions import answer_standing
 from mindagent.core.domain import CommandError, Counts, DomainSession, DomainStep, PromptParts, Verdict
+from mindagent.core.gbnf import choice_grammar, team_choice_grammar
 from mindagent.dispatch.plans import GoalMenu
 from minecraft import check as checks
 from minecraft import feedback, goals, page
 from minecraft import view as views
-from minecraft.commands import Command, Verb, extract_commands, gbnf, legal_agent_gbnf, legal_gbnf
+from minecraft.commands import Command, Verb, extract_commands, gbnf
 from minecraft.incidents import incident_lines
 from minecraft.kitchen import BLOCKS, COOKED, ITEMS, MOBS, TARGETS
 from minecraft.orders import OrderBook
@@ -293,11 +294,11 @@ class MinecraftSession(DomainSession):
 
     def legal_grammar(self) -> str:
         """Legal-move decoding: each bot's line one of its commands legal now (`legal_commands`)."""
-        return legal_gbnf([self.legal_commands(a) or [self.idle_command(a)] for a in range(self.n_agents)])
+        return team_choice_grammar([self.legal_commands(a) or [self.idle_command(a)] for a in range(self.n_agents)])
 
     def legal_agent_grammar(self, agent: int) -> str:
         """One bot's command, one of those legal for it now."""
-        return legal_agent_gbnf(self.legal_commands(agent) or [self.idle_command(agent)])
+        return choice_grammar(self.legal_commands(agent) or [self.idle_command(agent)])
 
     def idle_command(self, agent: int) -> str:
         return f"noop({self.agents[agent]})"

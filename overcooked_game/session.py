@@ -13,8 +13,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mindagent.core.domain import Counts, DomainSession, DomainStep, PromptParts, Verdict
+from mindagent.core.gbnf import choice_grammar, team_choice_grammar
 from overcooked_game import page, text
-from overcooked_game.commands import MEDIUM, PRIMITIVE, Command, extract, grammar_rules
+from overcooked_game.commands import MEDIUM, PRIMITIVE, Command, extract, grammar_rules, parse
 from overcooked_game.engine import HORIZON, Engine
 from overcooked_game.kitchen import Kitchen, Refusal
 from overcooked_game.layouts import Layout
@@ -130,6 +131,24 @@ class OvercookedSession(DomainSession):
 
     def agent_grammar(self, agent: int) -> str:
         return grammar_rules(self.n_agents, len(self.kitchen.pots), len(self.kitchen.counters), only=agent)
+
+    def legal_grammar(self) -> str:
+        """Legal-move decoding: each chef's line is one of its commands feasible now, the
+        constrained-decoding form of LLM-Coordination's feasible-action filter."""
+        return team_choice_grammar([self._answerable(a) for a in range(self.n_agents)])
+
+    def legal_agent_grammar(self, agent: int) -> str:
+        return choice_grammar(self._answerable(agent))
+
+    def _answerable(self, agent: int) -> list[str]:
+        """The legal commands, and the idle one when the game accepts it: a busy chef's idle
+        command is its current task (carry on), which may be a counter `feasible` does not offer.
+        Once the episode is over nothing is legal, and the idle line is all there is to say."""
+        legal = self.legal_commands(agent)
+        idle = self.idle_command(agent)
+        if not legal or self.kitchen.refusal(self.engine.state, parse(idle, self.n_agents)) is None:
+            legal.append(idle)
+        return legal
 
     def orders_snapshot(self) -> list[dict[str, Any]]:
         return [{"id": ORDER_ID, "dish": "onion_soup", "lifetime": max(0, self.max_steps - self.engine.timestep),

@@ -14,8 +14,9 @@ nothing of kitchens, and a domain with another command syntax hands its own gram
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
+
+from mindagent.core.gbnf import literal
 
 #: Verbs that take no argument (``noop_agentK``).
 NULLARY_VERBS = frozenset({"noop"})
@@ -37,18 +38,6 @@ class CommandSpace:
     verbs: tuple[str, ...] = ("noop", "goto", "get", "put", "activate")
 
 
-def gbnf_literal(text: str) -> str:
-    """``text`` as a double-quoted GBNF literal (backslash, quote and control chars escaped)."""
-    escaped = (
-        text.replace("\\", "\\\\")
-        .replace('"', '\\"')
-        .replace("\n", "\\n")
-        .replace("\r", "\\r")
-        .replace("\t", "\\t")
-    )
-    return f'"{escaped}"'
-
-
 def _unique(names: tuple[str, ...]) -> list[str]:
     """Order-preserving de-duplication, dropping empty names (they would make ``goto_agent0_``)."""
     return list(dict.fromkeys(n for n in names if n))
@@ -61,13 +50,13 @@ def _agent_alternatives(
     for verb in dict.fromkeys(space.verbs):
         head = f"{verb}_agent{agent}"
         if verb in NULLARY_VERBS:
-            alts.append(gbnf_literal(head))
+            alts.append(literal(head))
             continue
         # Every other verb (goto/put/activate/get, or a domain's own) takes a location.
         if has_locs:
-            alts.append(f"{gbnf_literal(head + '_')} loc")
+            alts.append(f"{literal(head + '_')} loc")
             if verb == ITEM_VERB and has_items:
-                alts.append(f'{gbnf_literal(head + "_")} item "_" loc')
+                alts.append(f'{literal(head + "_")} item "_" loc')
     return alts
 
 
@@ -103,9 +92,9 @@ def command_grammar(space: CommandSpace) -> str:
             raise ValueError(f"CommandSpace admits no command for agent{agent}: {space!r}")
         rules.append(f"line{agent} ::= " + " | ".join(alts))
     if locations:
-        rules.append("loc ::= " + " | ".join(gbnf_literal(n) for n in locations))
+        rules.append("loc ::= " + " | ".join(literal(n) for n in locations))
     if items and locations and ITEM_VERB in space.verbs:
-        rules.append("item ::= " + " | ".join(gbnf_literal(n) for n in items))
+        rules.append("item ::= " + " | ".join(literal(n) for n in items))
     return "\n".join(rules) + "\n"
 
 
@@ -124,34 +113,3 @@ def command_pattern(space: CommandSpace, agent: int) -> str:
             if verb == ITEM_VERB and items:
                 alts.append(f"{head}_(?:{items})_(?:{locs})")
     return "(?:" + "|".join(alts) + ")"
-
-
-def legal_grammar(per_agent: Sequence[Sequence[str]]) -> str:
-    """The GBNF grammar of one dispatcher answer made only of commands legal now (legal-move
-    decoding): line K is exactly one of ``per_agent[K]`` (the session's ``legal_commands(K)``).
-
-    Why beside `command_grammar`: a well-formed command can still be impossible now (go to a
-    storage you stand at, get from an empty pot), and a small model given the whole command
-    language keeps writing those; limited to the legal ones, every line it writes is accepted.
-    Raises ValueError for an agent with no command at all (the caller adds the idle command).
-
-    Example: ``legal_grammar([["noop_agent0", "goto_agent0_pot0"], ["noop_agent1"]])`` →
-    ``root ::= line0 "\\n" line1`` / ``line0 ::= "noop_agent0" | "goto_agent0_pot0"`` / ...
-    """
-    if not per_agent:
-        raise ValueError("a legal-move grammar needs at least one agent")
-    rules = ["root ::= " + ' "\\n" '.join(f"line{k}" for k in range(len(per_agent)))]
-    for agent, commands in enumerate(per_agent):
-        choices = _unique(tuple(commands))
-        if not choices:
-            raise ValueError(f"agent{agent} has no legal command to choose from")
-        rules.append(f"line{agent} ::= " + " | ".join(gbnf_literal(c) for c in choices))
-    return "\n".join(rules) + "\n"
-
-
-def legal_agent_grammar(commands: Sequence[str]) -> str:
-    """The GBNF grammar of one command of one agent, chosen among ``commands`` (legal now)."""
-    choices = _unique(tuple(commands))
-    if not choices:
-        raise ValueError("no legal command to choose from")
-    return "root ::= " + " | ".join(gbnf_literal(c) for c in choices) + "\n"

@@ -10,12 +10,13 @@ from cuisineworld.adapter import directing, page, view
 from cuisineworld.adapter.credit import DishLedger
 from cuisineworld.adapter.extraction import extract_commands
 from cuisineworld.adapter.goals import GoalExecutor, goal_menu
-from cuisineworld.adapter.grammar import CommandSpace, agent_grammar, command_grammar, legal_agent_grammar, legal_grammar
+from cuisineworld.adapter.grammar import CommandSpace, agent_grammar, command_grammar
 from cuisineworld.adapter.prompt_text import instructions_text, knowledge_text, recipes_text
 from cuisineworld.adapter.taskgraph import TaskExecutor, task_graph
 from cuisineworld.demos import Demo, DemoError, load_demo
 from cuisineworld.feedback import describe, step_lines
 from mindagent.core.domain import CommandError, Counts, DomainSession, DomainStep, PromptParts, Verdict
+from mindagent.core.gbnf import choice_grammar, team_choice_grammar
 from mindagent.dispatch.plans import GoalMenu
 from mindagent.dispatch.taskgraph import TaskGraph
 
@@ -148,10 +149,10 @@ class CuisineSession(DomainSession):
 
     def legal_grammar(self) -> str:
         """This step's answer, each agent's line one of its legal commands now."""
-        return legal_grammar([self._legal_or_idle(a) for a in range(self.n_agents)])
+        return team_choice_grammar([self._legal_or_idle(a) for a in range(self.n_agents)])
 
     def legal_agent_grammar(self, agent: int) -> str:
-        return legal_agent_grammar(self._legal_or_idle(agent))
+        return choice_grammar(self._legal_or_idle(agent))
 
     def _legal_or_idle(self, agent: int) -> list[str]:
         return self.legal_commands(agent) or [self.idle_command(agent)]

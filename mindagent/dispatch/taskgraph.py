@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from mindagent.core.capabilities import task_graph_of
+from mindagent.core.gbnf import literal
 from mindagent.dispatch.plans import Plan
 from mindagent.llm.base import Message
 
@@ -131,14 +132,10 @@ class ManagerPrompt:
         return [Message("system", self.system, cache_prefix=True), Message("user", "\n".join(lines))]
 
 
-def _quote(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
 def assignment_grammar(agents: Sequence[str], ids: Sequence[str]) -> str:
     """GBNF: one ``<agent>: <id>`` line per agent, in order, ids from the ready list."""
-    choice = " | ".join(_quote(i) for i in ids)
-    lines = [f"line{k} ::= {_quote(a + ': ')} choice" for k, a in enumerate(agents)]
+    choice = " | ".join(literal(i) for i in ids)
+    lines = [f"line{k} ::= {literal(a + ': ')} choice" for k, a in enumerate(agents)]
     root = 'root ::= ' + ' "\\n" '.join(f"line{k}" for k in range(len(agents)))
     return "\n".join([root, *lines, f"choice ::= {choice}"]) + "\n"
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from mindagent.core.gbnf import literal
 from minecraft.actions.prompt import select
 from minecraft.actions.spec import ActionSpec, ArgKind, Param
 
@@ -23,21 +24,17 @@ _FIXED_RULES = {
 }
 
 
-def _quote(word: str) -> str:
-    return '"' + word.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
 def _rule_for(param: Param, rules: dict[str, str]) -> str:
     if param.kind is ArgKind.COORD:
         rules["coord"] = _FIXED_RULES["coord"]
         return "coord"
     if param.kind is ArgKind.COUNT:
         name = f"count-{param.lo}-{param.hi}"
-        rules[name] = f"{name} ::= " + " | ".join(_quote(str(n)) for n in range(param.lo, param.hi + 1))
+        rules[name] = f"{name} ::= " + " | ".join(literal(str(n)) for n in range(param.lo, param.hi + 1))
         return name
     if param.kind is ArgKind.CHOICE:
         name = f"choice-{param.name}"
-        rules[name] = f"{name} ::= " + " | ".join(_quote(c) for c in param.choices)
+        rules[name] = f"{name} ::= " + " | ".join(literal(c) for c in param.choices)
         return name
     if param.kind is ArgKind.TEXT:
         rules["text"] = _FIXED_RULES["text"]
@@ -50,7 +47,7 @@ def _rule_for(param: Param, rules: dict[str, str]) -> str:
 
 
 def _call(spec: ActionSpec, agent: str, rules: dict[str, str]) -> str:
-    parts = [_quote(f"{spec.name}({agent}")]
+    parts = [literal(f"{spec.name}({agent}")]
     optional = []
     for param in spec.params:
         piece = f'", " {_rule_for(param, rules)}'

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from cuisineworld.adapter.grammar import CommandSpace, command_grammar, command_pattern, gbnf_literal
+from cuisineworld.adapter.grammar import CommandSpace, command_grammar, command_pattern
+from mindagent.core.gbnf import literal
 
 KITCHEN = CommandSpace(n_agents=2, locations=("storage0", "blender0", "servingtable0"),
                        items=("tuna", "salmon", "tunasashimi"))
@@ -43,7 +44,7 @@ def test_no_locations_means_noop_only() -> None:
 
 
 def test_escaping() -> None:
-    assert gbnf_literal('a"b\\c\nd') == '"a\\"b\\\\c\\nd"'
+    assert literal('a"b\\c\nd') == '"a\\"b\\\\c\\nd"'
 
 
 def test_pattern_matches_the_language() -> None:

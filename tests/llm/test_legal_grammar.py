@@ -18,10 +18,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cuisineworld import load_level
-from cuisineworld.adapter.grammar import legal_agent_grammar, legal_grammar
 from cuisineworld.adapter.session import CuisineSession
 from mindagent.core.capabilities import LegalGrammars, step_agent_grammar_of, step_grammar_of
 from mindagent.core.episode import run_episode
+from mindagent.core.gbnf import choice_grammar as legal_agent_grammar
+from mindagent.core.gbnf import team_choice_grammar as legal_grammar
 from mindagent.dispatch.brains import LLMBrain
 from mindagent.dispatch.dispatcher import Dispatcher, DispatchSettings
 from mindagent.dispatch.prompt import PromptConfig
