@@ -22,12 +22,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from mindagent.core.domain import CommandError, Counts, DomainSession, DomainStep, PromptParts, Verdict
+from mindagent.core.domain import Counts, DomainStep, PromptParts, Verdict
 from mindagent.core.spec import GameSpec
 from minecraft.families.blueprint import MATERIALS, SITE, Blueprint, Position, load_blueprint
 from minecraft.families.build_commands import BuildSyntaxError, extract_build_commands, parse_build_command
 from minecraft.families.build_world import FACING_LETTERS, FACING_NAMES, BuildWorld, check_all, check_one
 from minecraft.families.construction_site import EmbeddedSite, ForeignSite, Site, SiteState, parse_site
+from minecraft.families.family_commands import CommandLanguage, FamilyCommands
 from minecraft.families.generate import BANDS, generate
 from minecraft.families.metrics import Placed, completion_rate, view_hit_rate
 from minecraft.families.support import build_order
@@ -116,7 +117,7 @@ def blueprint_lines(blueprint: Blueprint) -> list[str]:
     return lines
 
 
-class ConstructionSession(DomainSession):
+class ConstructionSession(FamilyCommands):
     """Example::
 
         session = ConstructionSession(generate("easy", 0), n_agents=2)
@@ -126,6 +127,7 @@ class ConstructionSession(DomainSession):
     """
 
     domain = "minecraft"
+    language = CommandLanguage(parse_build_command, extract_build_commands, BuildSyntaxError, "noop")
     family = FAMILY
 
     def __init__(self, blueprint: Blueprint, *, n_agents: int = 2, max_steps: int = 40, seed: int = 0,
@@ -291,30 +293,7 @@ class ConstructionSession(DomainSession):
                     need[material] -= n
         return {m: n for m, n in need.items() if n > 0}
 
-    def extract_commands(self, text: str) -> list[str]:
-        return [c.text for c in extract_build_commands(text, self.agents)]
-
-    def parse_command(self, text: str) -> str:
-        try:
-            return parse_build_command(text, self.agents).text
-        except BuildSyntaxError as exc:
-            raise CommandError(str(exc)) from None
-
-    def agent_of(self, command: str) -> int | None:
-        """The agent a command names; names match ignoring case, as the parser does."""
-        try:
-            return self.agents.index(parse_build_command(command, self.agents).agent)
-        except BuildSyntaxError:
-            return super().agent_of(command)
-
-    def idle_command(self, agent: int) -> str:
-        return f"noop({self.agents[agent]})"
-
     # ---- what the dispatcher reads
-    @property
-    def agent_names(self) -> list[str]:
-        return list(self.agents)
-
     def state_text(self) -> str:
         chest = ", ".join(f"{m} x{n}" for m, n in sorted(self.world.chest.items()) if n > 0) or "empty"
         lines = [f"Step {self._step} of {self.max_steps}.", f"Materials chest: {chest}."]

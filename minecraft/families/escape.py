@@ -20,13 +20,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from mindagent.core.domain import CommandError, Counts, DomainSession, DomainStep, PromptParts, SpecError, Verdict
+from mindagent.core.domain import Counts, DomainStep, PromptParts, SpecError, Verdict
 from mindagent.core.spec import GameSpec
 from minecraft.families.escape_commands import EscapeSyntaxError, extract_escape_commands, parse_escape_command
 from minecraft.families.escape_generate import BANDS, generate_room
 from minecraft.families.escape_prompt import INSTRUCTIONS, room_lines
 from minecraft.families.escape_room import JUNK, KEYS, Room, load_room, mechanisms
 from minecraft.families.escape_world import EscapeWorld, check_all
+from minecraft.families.family_commands import CommandLanguage, FamilyCommands
 from minecraft.results import ActionDone, ActionError, Outcome
 from minecraft.server_process import MC_VERSION, EmbeddedServer, KitchenConfig
 from minecraft.transport import ActionFailed, BridgeError, BridgeTransport
@@ -93,7 +94,7 @@ def _cell_of(position: object) -> tuple[int, int] | None:
         return None
 
 
-class EscapeSession(DomainSession):
+class EscapeSession(FamilyCommands):
     """Example::
 
         session = EscapeSession(generate_room("easy", 0), n_agents=2)
@@ -103,6 +104,7 @@ class EscapeSession(DomainSession):
     """
 
     domain = "minecraft"
+    language = CommandLanguage(parse_escape_command, extract_escape_commands, EscapeSyntaxError, "wait")
     family = FAMILY
 
     def __init__(self, room: Room, *, n_agents: int = 2, max_steps: int = DEFAULT_STEPS, seed: int = 0,
@@ -236,29 +238,7 @@ class EscapeSession(DomainSession):
         texts += [f"{verbs[m.kind]}({name}, {m.name})" for m in mechanisms(self.room)]
         return [t for t in texts if check_all([t], self.agents, self.world)[0][1] is None]
 
-    def extract_commands(self, text: str) -> list[str]:
-        return [c.text for c in extract_escape_commands(text, self.agents)]
-
-    def parse_command(self, text: str) -> str:
-        try:
-            return parse_escape_command(text, self.agents).text
-        except EscapeSyntaxError as exc:
-            raise CommandError(str(exc)) from None
-
-    def agent_of(self, command: str) -> int | None:
-        try:
-            return self.agents.index(parse_escape_command(command, self.agents).agent)
-        except EscapeSyntaxError:
-            return super().agent_of(command)
-
-    def idle_command(self, agent: int) -> str:
-        return f"wait({self.agents[agent]})"
-
     # ---- what the dispatcher reads
-    @property
-    def agent_names(self) -> list[str]:
-        return list(self.agents)
-
     def state_text(self) -> str:
         w = self.world
         lines = [f"Step {self._step} of {self.max_steps}."]

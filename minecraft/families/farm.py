@@ -20,8 +20,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from mindagent.core.domain import CommandError, Counts, DomainStep, PromptParts, Verdict
+from mindagent.core.domain import Counts, DomainStep, PromptParts, Verdict
 from mindagent.core.spec import GameSpec
+from minecraft.families.family_commands import CommandLanguage
 from minecraft.families.farm_commands import FarmCommand, FarmSyntaxError, extract_farm_commands, parse_farm_command
 from minecraft.families.farm_generate import BANDS, COOK_TICKS, STEP_TICKS, generate
 from minecraft.families.farm_session_io import FarmServer, outcome_line
@@ -72,6 +73,7 @@ class FarmSession(FarmServer):
     """
 
     domain = "minecraft"
+    language = CommandLanguage(parse_farm_command, extract_farm_commands, FarmSyntaxError, "noop")
     family = FAMILY
 
     def __init__(self, task: FarmTask, *, n_agents: int = 2, max_steps: int = 40, seed: int = 0) -> None:
@@ -175,29 +177,7 @@ class FarmSession(FarmServer):
         texts += [f"serve({name}, {dish})" for dish in sorted(w.owed())]
         return [t for t in texts if check_one(w, parse_farm_command(t, self.agents)) is None]
 
-    def extract_commands(self, text: str) -> list[str]:
-        return [c.text for c in extract_farm_commands(text, self.agents)]
-
-    def parse_command(self, text: str) -> str:
-        try:
-            return parse_farm_command(text, self.agents).text
-        except FarmSyntaxError as exc:
-            raise CommandError(str(exc)) from None
-
-    def agent_of(self, command: str) -> int | None:
-        try:
-            return self.agents.index(parse_farm_command(command, self.agents).agent)
-        except FarmSyntaxError:
-            return super().agent_of(command)
-
-    def idle_command(self, agent: int) -> str:
-        return f"noop({self.agents[agent]})"
-
     # ---- what the dispatcher reads
-    @property
-    def agent_names(self) -> list[str]:
-        return list(self.agents)
-
     def state_text(self) -> str:
         w = self.world
         def items(c: Counter[str]) -> str:

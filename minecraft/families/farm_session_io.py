@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from mindagent.core.domain import DomainSession
+from minecraft.families.family_commands import FamilyCommands
 from minecraft.families.farm_commands import FarmCommand
 from minecraft.families.farm_task import FarmTask
 from minecraft.results import ActionDone, ActionError, Outcome
@@ -42,7 +42,7 @@ def outcome_line(outcome: Outcome | None) -> str:
     return f"{outcome.command or 'a command'} failed ({outcome.code}): {outcome.detail}"
 
 
-class FarmServer(DomainSession):
+class FarmServer(FamilyCommands):
     """Server and bots of one farm session (abstract: `farm.FarmSession` is the game)."""
 
     def __init__(self, agents: list[str], *, seed: int, cook_ticks: int, version: str = MC_VERSION) -> None:
