@@ -27,10 +27,11 @@ import random
 from dataclasses import dataclass, field
 
 from overcooked_game import partnered
-from overcooked_game.commands import Command
+from overcooked_game.commands import Command, parse
 from overcooked_game.engine import Engine
 from overcooked_game.kitchen import Kitchen, Pos
 from overcooked_game.partnered import GivingWay
+from overcooked_game.roundabout import Roundabout
 from overcooked_game.session import OvercookedSession
 
 #: Fetch a dish for a cooking pot once its soup is at most this many timesteps plus the trip away.
@@ -74,11 +75,13 @@ class OvercookedPlanner:
         self.seed = seed
         self.rng = random.Random(seed)
         self.giving_way = GivingWay()
+        self.roundabout = Roundabout()
         self.ready_since: dict[Pos, int] = {}
 
     def reset(self, session: OvercookedSession) -> None:
         """Nothing carries over but the tie-breaking generator (seeded once, like the random policy)."""
         self.giving_way.reset()
+        self.roundabout.reset()
         self.ready_since.clear()
 
     def act(self, session: OvercookedSession) -> list[str]:
@@ -120,6 +123,11 @@ class OvercookedPlanner:
             command = self._choose(session, chef, claims)
             claims.add(kitchen, command)
             out[chef] = str(command)
+        if beside:  # a partner on the short way round a ring: round the other way at once (`roundabout`)
+            for chef in team:
+                steered = self.roundabout.steer(session, chef, team, parse(out[chef], session.n_agents))
+                if steered is not None:
+                    out[chef] = str(steered)
         return [out[chef] for chef in controlled]
 
     # ------------------------------------------------------------------ choosing
