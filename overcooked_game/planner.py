@@ -16,6 +16,7 @@ nearer than a dispenser (never from a side the partner stands on), gives way whe
 keeps walking into it (unless it already stands where its task ends), chooses a pickup anew once
 the partner stands on its only cell, batches onions over a counter that bridges two corridors,
 carries one more onion in hand beside the batch while the batch does not cover what the pots lack,
+goes the other way round a ring at once when the partner stands on the short way (`roundabout`),
 and, when the two are fed over counters, keeps a hand-over counter free and hands over only what
 the partner can use now: on the counter nearest the partner when it hands over, and facing the
 counter the partner is about to hand over on when it is handed to.
