@@ -16,7 +16,7 @@ from overcooked_game.commands import Command
 from overcooked_game.engine import Engine
 from overcooked_game.kitchen import Pos
 from overcooked_game.session import OvercookedSession
-from overcooked_game.steering import cost_to, side_cost, step_to, step_toward, via
+from overcooked_game.steering import cost_to, side_cost, step_to, step_toward, via, walk_cost
 
 if TYPE_CHECKING:
     from overcooked_game.planner import Claims
@@ -149,7 +149,7 @@ def fetch(session: OvercookedSession, chef: int, item: str, claims: Claims) -> C
         # (not counting a pot whose only cell the partner stands on: an onion for it waits there)
         lacking = sum(3 - kitchen.pot(state, p).onions for p in kitchen.pots if kitchen.pot(state, p).fillable
                       and not occupied(session, claims, Command("put_onion", chef, kitchen.names[p])))
-        far = cost_to(kitchen, state, chef, pots)
+        far = walk_cost(kitchen, state, chef, pots)
         if dispensers and far is not None and far >= STASH_FROM and len(lying) < lacking:
             return command  # far from the pots, the walk over carries one more from the dispenser in hand
         # (never from a side so far from the pots that the onion would be stashed again)
@@ -176,7 +176,7 @@ def stash(session: OvercookedSession, chef: int, claims: Claims) -> Command | No
     if any(not any(kitchen.reaches(p.position, d) for d in kitchen.onion_dispensers) for p in state.players):
         return None  # counters are the hand-overs of forced_coordination
     fillable = [p for p in kitchen.pots if kitchen.pot(state, p).fillable]
-    direct = cost_to(kitchen, state, chef, fillable)
+    direct = walk_cost(kitchen, state, chef, fillable)
     if direct is None or direct < STASH_FROM:
         return None
     here = state.players[chef].position

@@ -16,6 +16,7 @@ nearer than a dispenser (never from a side the partner stands on), gives way whe
 keeps walking into it (unless it already stands where its task ends), chooses a pickup anew once
 the partner stands on its only cell, batches onions over a counter that bridges two corridors,
 carries one more onion in hand beside the batch while the batch does not cover what the pots lack,
+goes the other way round a ring at once when the partner stands on the short way (`roundabout`),
 and, when the two are fed over counters, keeps a hand-over counter free and hands over only what
 the partner can use now: on the counter nearest the partner when it hands over, and facing the
 counter the partner is about to hand over on when it is handed to.
@@ -27,10 +28,11 @@ import random
 from dataclasses import dataclass, field
 
 from overcooked_game import partnered
-from overcooked_game.commands import Command
+from overcooked_game.commands import Command, parse
 from overcooked_game.engine import Engine
 from overcooked_game.kitchen import Kitchen, Pos
 from overcooked_game.partnered import GivingWay
+from overcooked_game.roundabout import Roundabout
 from overcooked_game.session import OvercookedSession
 
 #: Fetch a dish for a cooking pot once its soup is at most this many timesteps plus the trip away.
@@ -74,11 +76,13 @@ class OvercookedPlanner:
         self.seed = seed
         self.rng = random.Random(seed)
         self.giving_way = GivingWay()
+        self.roundabout = Roundabout()
         self.ready_since: dict[Pos, int] = {}
 
     def reset(self, session: OvercookedSession) -> None:
         """Nothing carries over but the tie-breaking generator (seeded once, like the random policy)."""
         self.giving_way.reset()
+        self.roundabout.reset()
         self.ready_since.clear()
 
     def act(self, session: OvercookedSession) -> list[str]:
@@ -120,6 +124,11 @@ class OvercookedPlanner:
             command = self._choose(session, chef, claims)
             claims.add(kitchen, command)
             out[chef] = str(command)
+        if beside:  # a partner on the short way round a ring: round the other way at once (`roundabout`)
+            for chef in team:
+                steered = self.roundabout.steer(session, chef, team, parse(out[chef], session.n_agents))
+                if steered is not None:
+                    out[chef] = str(steered)
         return [out[chef] for chef in controlled]
 
     # ------------------------------------------------------------------ choosing

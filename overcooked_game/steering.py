@@ -59,6 +59,18 @@ def cost_to(kitchen: Kitchen, state: Any, chef: int, stations: Sequence[Pos]) ->
     return None if best is None else best[2]
 
 
+def walk_cost(kitchen: Kitchen, state: Any, chef: int, stations: Sequence[Pos]) -> int | None:
+    """Like `cost_to`, but with no extra for a standing cell the partner occupies: how far the
+    stations are, not how busy. Deciding by the busy cost, the chef far from the pots while the
+    partner stood on their only cell put an onion on a counter, then took it back as nearer than
+    a dispenser, over and over."""
+    player = state.players[chef]
+    start = (player.position, player.orientation)
+    costs = [int(plan[2]) for station in stations for goal in kitchen.mp.motion_goals_for_pos.get(station, ())
+             if (plan := kitchen.mp.all_plans.get((start, goal))) is not None]
+    return min(costs) if costs else None
+
+
 def via(kitchen: Kitchen, state: Any, chef: int, stations: Sequence[Pos], then: Sequence[Pos],
         max_onward: int | None = None) -> tuple[Pos, Motion, int] | None:
     """The station of `stations`, and the side to use it from, that make the cheapest trip for
