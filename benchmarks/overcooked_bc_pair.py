@@ -60,8 +60,8 @@ def main() -> None:
     print(f"BC agent {args.agent_root} beside proxy {args.proxy_root}: mean sparse reward over 400 timesteps "
           f"[95 % bootstrap interval], n = {len(seeds)} seeds ({seeds.start}-{seeds.stop - 1}); "
           f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC, {took:.0f} s, load average {os.getloadavg()[0]:.2f}")
-    print(f"| layout | agent chef0 + proxy | paper BC | proxy chef0 + agent | paper BC (swapped) | "
-          f"held-out accuracy: agent | proxy |")
+    print("| layout | agent chef0 + proxy | paper BC | proxy chef0 + agent | paper BC (swapped) | "
+          "held-out accuracy: agent | proxy |")
     print("|---|---|---|---|---|---|---|")
     gaps: list[float] = []
     for result in results:
