@@ -80,6 +80,9 @@ def train_bc(
     out.print(f"{meta.layout}: held-out action accuracy {meta.heldout_accuracy:.3f} on {meta.heldout_examples} human "
               f"actions (always the commonest key: {meta.heldout_majority_rate:.3f}); train {meta.train_accuracy:.3f}, "
               f"validation {meta.validation_accuracy:.3f}, best epoch {meta.best_epoch}/{meta.epochs}, {meta.seconds:.0f} s")
+    if meta.heldout_loss is not None:
+        out.print(f"held-out cross-entropy {meta.heldout_loss:.3f} nats (the keys' frequencies alone: "
+                  f"{meta.heldout_prior_loss:.3f})")
     out.print(f"policy: {result.out} ({', '.join(ACTION_NAMES)})")
 
 

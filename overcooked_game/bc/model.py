@@ -53,6 +53,10 @@ class BCMeta(BaseModel):
     validation_accuracy: float
     heldout_accuracy: float
     heldout_majority_rate: float
+    # mean cross-entropy (nats) on the held-out people: the network's, and the keys' frequencies alone
+    # (a sampling proxy is as good as its probabilities, which accuracy does not see); None before recorded
+    heldout_loss: float | None = None
+    heldout_prior_loss: float | None = None
     seconds: float
     versions: dict[str, str]
     command: str

@@ -149,10 +149,13 @@ def train(layout: str, out_dir: Path, epochs: int | None = None, seed: int = 0, 
         best_epoch = _fit(torch, network, (train_x[fit], train_y[fit]), (train_x[valid], train_y[valid]),
                           epochs, seed, batch_size, learning_rate, on_progress, keep)
         network.train(False)  # inference mode (no dropout or batch-norm updates)
-        accuracy = {name: _accuracy(torch, network, x, y)[0]
-                    for name, x, y in (("train", train_x[fit], train_y[fit]), ("validation", train_x[valid], train_y[valid]),
-                                       ("heldout", test_x, test_y))}
-    majority = int(np.bincount(train_y, minlength=len(ACTION_NAMES)).argmax())
+        scores = {name: _accuracy(torch, network, x, y)
+                  for name, x, y in (("train", train_x[fit], train_y[fit]), ("validation", train_x[valid], train_y[valid]),
+                                     ("heldout", test_x, test_y))}
+    accuracy = {name: right for name, (right, _) in scores.items()}
+    counts = np.bincount(train_y, minlength=len(ACTION_NAMES))
+    majority = int(counts.argmax())
+    prior = (counts + 1) / float(counts.sum() + len(counts))  # the keys' frequencies alone (add-one smoothed)
     meta = BCMeta(layout=classic.name, package_layout=classic.package_layout, terrain=featurizer.terrain, seed=seed,
                   epochs=epochs, limit=limit, feature_version=FEATURE_VERSION, feature_size=int(train_x.shape[1]),
                   history=history, trials=trials, activation=activation, keep=keep, hidden=hidden, batch_size=batch_size,
@@ -161,6 +164,8 @@ def train(layout: str, out_dir: Path, epochs: int | None = None, seed: int = 0, 
                   train_accuracy=round(accuracy["train"], 4), validation_accuracy=round(accuracy["validation"], 4),
                   heldout_accuracy=round(accuracy["heldout"], 4),
                   heldout_majority_rate=round(float(np.mean(test_y == majority)), 4),
+                  heldout_loss=round(scores["heldout"][1], 4),
+                  heldout_prior_loss=round(float(-np.mean(np.log(prior[test_y]))) if len(test_y) else float("nan"), 4),
                   seconds=round(time.perf_counter() - started, 1), versions=_versions(),
                   command=command or (f"train({classic.name!r}, {str(out_dir)!r}, epochs={epochs}, seed={seed}, limit={limit}, "
                                       f"history={history}, trials={trials!r}, activation={activation!r}, keep={keep!r})"))
