@@ -20,7 +20,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from overcooked_game.bc.proxy import BCProxy
+import numpy as np
+
+from overcooked_game.bc.errors import PolicyLoadError
+from overcooked_game.bc.model import ACTION_NAMES
+from overcooked_game.bc.policy import BCPolicy
 from overcooked_game.layouts import load_layout
 from overcooked_game.session import OvercookedSession
 
@@ -40,24 +44,34 @@ class PairResult:
     swapped: tuple[int, ...]
 
 
-def play(layout: str, chef0: Path, chef1: Path, seed: int) -> int:
-    """The sparse reward of one 400-timestep episode of the clone in `chef0` beside the one in `chef1`.
+def play(layout: str, chef0: Path | BCPolicy, chef1: Path | BCPolicy, seed: int) -> int:
+    """The sparse reward of one 400-timestep episode of the clone in `chef0` beside the one in `chef1`
+    (folders, or policies already loaded for this layout).
 
-    Both draw from generators seeded with `seed` (one each), as the table benchmark seeds a partner.
+    Each draws from its own generator seeded with `seed`, as `BCProxy` does when the table benchmark
+    seeds a partner, so an episode here is the one ``--partners bc:DIR`` would play.
     """
     session = OvercookedSession(load_layout(layout))
     session.engine.reset()
-    players = (BCProxy(chef0, seed), BCProxy(chef1, seed))
+    mdp = session.kitchen.mdp
+    players = [BCPolicy.load(chef, mdp=mdp) if isinstance(chef, Path) else chef for chef in (chef0, chef1)]
     for player in players:
-        player.reset(session)  # refuses (one `PolicyLoadError` line) a clone of another layout's people
+        if tuple("".join(row) for row in mdp.terrain_mtx) != player.meta.terrain:
+            raise PolicyLoadError(f"a proxy trained on {player.meta.layout} cannot play {layout}")
+        player.reset()
+    rngs = [np.random.default_rng(seed) for _ in players]
     while not session.done:
-        commands = [player.act_for(session, [chef])[0] for chef, player in enumerate(players)]
-        session.step_now(commands)
+        state = session.engine.state
+        keys = [ACTION_NAMES[player.act_index(state, chef, rngs[chef])] for chef, player in enumerate(players)]
+        session.step_now([f"{key}(chef{chef})" for chef, key in enumerate(keys)])
     return int(session.engine.reward)
 
 
 def measure(layout: str, agent: Path, proxy: Path, seeds: range) -> PairResult:
     """The agent beside the proxy on every seed, in both starting positions."""
-    first = tuple(play(layout, agent, proxy, seed) for seed in seeds)
-    swapped = tuple(play(layout, proxy, agent, seed) for seed in seeds)
+    mdp = OvercookedSession(load_layout(layout)).kitchen.mdp
+    first_agent, first_proxy = BCPolicy.load(agent, mdp=mdp), BCPolicy.load(proxy, mdp=mdp)
+    second_agent, second_proxy = BCPolicy.load(agent, mdp=mdp), BCPolicy.load(proxy, mdp=mdp)
+    first = tuple(play(layout, first_agent, first_proxy, seed) for seed in seeds)
+    swapped = tuple(play(layout, second_proxy, second_agent, seed) for seed in seeds)
     return PairResult(layout, tuple(seeds), first, swapped)

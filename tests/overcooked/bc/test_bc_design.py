@@ -92,6 +92,19 @@ def test_the_bc_pair_plays_a_whole_episode_reproducibly(tiny_policy) -> None:
     layout = tiny_policy.meta.layout
     rewards = [play(layout, tiny_policy.out, tiny_policy.out, seed) for seed in (4, 4, 5)]
     assert rewards[0] == rewards[1] and all(r % 20 == 0 and r >= 0 for r in rewards)
+    # the episode `--partners bc:DIR` plays: one BCProxy per chef, each seeded with the episode's seed
+    from overcooked_game.bc.proxy import BCProxy
+    from overcooked_game.layouts import load_layout
+    from overcooked_game.session import OvercookedSession
+
+    session = OvercookedSession(load_layout(layout))
+    session.engine.reset()
+    proxies = [BCProxy(tiny_policy.out, 4), BCProxy(tiny_policy.out, 4)]
+    for proxy in proxies:
+        proxy.reset(session)
+    while not session.done:
+        session.step_now([proxy.act_for(session, [chef])[0] for chef, proxy in enumerate(proxies)])
+    assert session.engine.reward == rewards[0]
     result = measure(layout, tiny_policy.out, tiny_policy.out, range(4, 5))
     assert result.first == (rewards[0],) and result.seeds == (4,)
     with pytest.raises(PolicyLoadError, match="trained on coordination_ring"):
