@@ -64,17 +64,21 @@ def cell(values: list[float]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--seed-start", type=int, default=0,
+                        help="first seed (seeds START to START+SEEDS-1; 20 with --seeds 40 is the development set)")
     parser.add_argument("--layouts", default=",".join(CLASSIC))
     parser.add_argument("--bc-root", type=Path, default=None,
                         help="folder with one trained proxy per layout (ROOT/LAYOUT, from `mindagent train --domain "
                              "overcooked --algo bc --layout LAYOUT --out ROOT/LAYOUT`): adds our Table 2 rows")
     args = parser.parse_args()
     layouts = [name.strip() for name in args.layouts.split(",") if name.strip()]
+    seeds = range(args.seed_start, args.seed_start + args.seeds)
     started = time.perf_counter()
-    results = {(m, lv): [asyncio.run(episode(lv, m, s)) for s in range(args.seeds)] for m in OURS for lv in layouts}
+    results = {(m, lv): [asyncio.run(episode(lv, m, s)) for s in seeds] for m in OURS for lv in layouts}
     took = time.perf_counter() - started
     width = max(len(lv) for lv in layouts)
-    print(f"Overcooked, 400 timesteps, mean sparse reward [95 % bootstrap interval over {args.seeds} seeds]; "
+    print(f"Overcooked, 400 timesteps, mean sparse reward [95 % bootstrap interval over {args.seeds} seeds, "
+          f"{seeds.start}-{seeds.stop - 1}]; "
           f"measured in {took:.1f}s, load average {os.getloadavg()[0]:.2f}")
     header = f"{'row':<34}" + "".join(f"{lv:>{max(width, 18) + 2}}" for lv in layouts)
     print("\nTable 1 (self-play: two copies of one agent)")
@@ -92,10 +96,10 @@ def main() -> None:
     if args.bc_root is not None:
         for seat, where in ((1, "planner chef0, BC chef1"), (0, "BC chef0, planner chef1")):
             pairs = {lv: [asyncio.run(episode(lv, "planner", s, f"bc:{args.bc_root / lv}", seat))
-                          for s in range(args.seeds)] for lv in layouts}
+                          for s in seeds] for lv in layouts}
             row = [cell([float(r) for r, _ in pairs[lv]]) for lv in layouts]
             print(f"{f'ours: {where}':<34}" + "".join(f"{c:>{max(width, 18) + 2}}" for c in row))
-            bc_pairs = {lv: [asyncio.run(episode(lv, f"bc:{args.bc_root / lv}", s)) for s in range(args.seeds)]
+            bc_pairs = {lv: [asyncio.run(episode(lv, f"bc:{args.bc_root / lv}", s)) for s in seeds]
                         for lv in layouts} if seat == 1 else None
             if bc_pairs is not None:
                 row = [cell([float(r) for r, _ in bc_pairs[lv]]) for lv in layouts]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shlex
 from pathlib import Path
+from typing import cast
 
 import typer
 from rich.console import Console
@@ -16,6 +17,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 
 from overcooked_game.bc.errors import BCError
 from overcooked_game.bc.layouts import CLASSIC_NAMES
+from overcooked_game.bc.recipe import DEFAULT_DESIGN, DESIGNS, Activation, Keep, Split
+
+_D = DESIGNS[DEFAULT_DESIGN]
+_EPOCHS_HELP = ("default: " + (str(_D.epochs) if _D.epochs is not None else "Carroll et al.'s count for the layout, 90 to 120"))
 
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
@@ -25,16 +30,33 @@ def train_bc(
     ctx: typer.Context,
     layout: str = typer.Option(..., "--layout", help="one of " + ", ".join(CLASSIC_NAMES)),
     out_dir: Path = typer.Option(Path("runs/bc"), "--out", help="folder for policy.pt and meta.json"),
-    epochs: int = typer.Option(100, "--epochs", min=1, max=10_000),
+    epochs: int | None = typer.Option(None, "--epochs", min=1, max=10_000, help=_EPOCHS_HELP),
     seed: int = typer.Option(0, "--seed"),
     limit: int | None = typer.Option(None, "--limit", min=10,
                                      help="keep only the first N timesteps of the layout's training and test trials"),
+    history: int = typer.Option(_D.history, "--history", min=0, max=16,
+                                help="how many of the chef's own last keys the network sees (0: Carroll et al.'s state only)"),
+    trials: str = typer.Option(_D.trials, "--trials", help="the split it learns from: train (Carroll et al.'s BC agent) "
+                               "or test (their human proxy); the other is the held-out set"),
+    activation: str = typer.Option(_D.activation, "--activation", help="relu or tanh (Carroll et al.'s)"),
+    keep: str = typer.Option(_D.keep, "--keep", help="best: the epoch of lowest validation loss; last (Carroll et al.'s)"),
 ) -> None:
     """Train a behaviour-cloning proxy on the human-human trials; prints its held-out accuracy."""
+    from overcooked_game.bc.layouts import resolve
     from overcooked_game.bc.model import ACTION_NAMES
     from overcooked_game.bc.train import train
 
-    arguments = ["--layout", layout, "--out", str(out_dir), "--epochs", str(epochs), "--seed", str(seed)]
+    if trials not in ("train", "test") or activation not in ("relu", "tanh") or keep not in ("best", "last"):
+        err.print(f"[red]error:[/red] --trials is train or test, --activation relu or tanh, --keep best or last; not "
+                  f"{trials!r}, {activation!r}, {keep!r}", highlight=False)
+        raise typer.Exit(2)
+    try:
+        chosen = epochs if epochs is not None else _D.epochs_for(resolve(layout).name)
+    except BCError as exc:
+        err.print(f"[red]error:[/red] {exc}", highlight=False)
+        raise typer.Exit(2) from None
+    arguments = ["--layout", layout, "--out", str(out_dir), "--epochs", str(chosen), "--seed", str(seed),
+                 "--history", str(history), "--trials", trials, "--activation", activation, "--keep", keep]
     # meta.json records the command as it was typed (its entry point, e.g. `mindagent train-bc` or
     # `python -m overcooked_game.bc train-bc`), with every option spelled out, defaults included
     command = " ".join([ctx.command_path, shlex.join([*arguments, *(["--limit", str(limit)] if limit is not None else [])])])
@@ -48,7 +70,9 @@ def train_bc(
             bar.update(tasks[stage], completed=done, total=total)
 
         try:
-            result = train(layout, out_dir, epochs=epochs, seed=seed, limit=limit, command=command, on_progress=on_progress)
+            result = train(layout, out_dir, epochs=chosen, seed=seed, limit=limit, history=history,
+                           trials=cast(Split, trials), activation=cast(Activation, activation), keep=cast(Keep, keep),
+                           command=command, on_progress=on_progress)
         except (BCError, ValueError) as exc:
             err.print(f"[red]error:[/red] {exc}", highlight=False)
             raise typer.Exit(2) from None
@@ -56,6 +80,9 @@ def train_bc(
     out.print(f"{meta.layout}: held-out action accuracy {meta.heldout_accuracy:.3f} on {meta.heldout_examples} human "
               f"actions (always the commonest key: {meta.heldout_majority_rate:.3f}); train {meta.train_accuracy:.3f}, "
               f"validation {meta.validation_accuracy:.3f}, best epoch {meta.best_epoch}/{meta.epochs}, {meta.seconds:.0f} s")
+    if meta.heldout_loss is not None:
+        out.print(f"held-out cross-entropy {meta.heldout_loss:.3f} nats (the keys' frequencies alone: "
+                  f"{meta.heldout_prior_loss:.3f})")
     out.print(f"policy: {result.out} ({', '.join(ACTION_NAMES)})")
 
 
@@ -69,14 +96,20 @@ def train(
     algo: str = typer.Option("bc", "--algo", help="bc: behaviour cloning from the human-human trials of Carroll et al."),
     layout: str = typer.Option(..., "--layout", help="one of " + ", ".join(CLASSIC_NAMES)),
     out_dir: Path = typer.Option(Path("runs/bc"), "--out", help="folder for policy.pt and meta.json"),
-    epochs: int = typer.Option(100, "--epochs", min=1, max=10_000),
+    epochs: int | None = typer.Option(None, "--epochs", min=1, max=10_000, help=_EPOCHS_HELP),
     seed: int = typer.Option(0, "--seed"),
     limit: int | None = typer.Option(None, "--limit", min=10,
                                      help="keep only the first N timesteps of the layout's training and test trials"),
+    history: int = typer.Option(_D.history, "--history", min=0, max=16,
+                                help="how many of the chef's own last keys the network sees (0: Carroll et al.'s state only)"),
+    trials: str = typer.Option(_D.trials, "--trials", help="the split it learns from: train (Carroll et al.'s BC agent) "
+                               "or test (their human proxy); the other is the held-out set"),
+    activation: str = typer.Option(_D.activation, "--activation", help="relu or tanh (Carroll et al.'s)"),
+    keep: str = typer.Option(_D.keep, "--keep", help="best: the epoch of lowest validation loss; last (Carroll et al.'s)"),
 ) -> None:
     """Train a human proxy for one layout (`mindagent train --domain overcooked --algo bc`); use it as
     ``--partners bc:DIR`` or ``--model bc:DIR``."""
     if algo != "bc":
         err.print(f"[red]error:[/red] --algo must be bc (behaviour cloning), not {algo!r}", highlight=False)
         raise typer.Exit(2)
-    train_bc(ctx, layout, out_dir, epochs, seed, limit)
+    train_bc(ctx, layout, out_dir, epochs, seed, limit, history, trials, activation, keep)

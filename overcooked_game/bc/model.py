@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from overcooked_game.bc.errors import MissingDependency, PolicyLoadError
+from overcooked_game.bc.recipe import Activation, Keep, Split
 
 WEIGHTS_FILE = "policy.pt"
 META_FILE = "meta.json"
@@ -37,6 +38,10 @@ class BCMeta(BaseModel):
     feature_version: int
     feature_size: int = Field(ge=1)
     history: int = Field(ge=0)
+    # the design choices below default to our first proxy's, so folders trained before they were recorded still load
+    trials: Split = "train"
+    activation: Activation = "relu"
+    keep: Keep = "best"
     hidden: tuple[int, ...]
     batch_size: int
     learning_rate: float
@@ -48,6 +53,10 @@ class BCMeta(BaseModel):
     validation_accuracy: float
     heldout_accuracy: float
     heldout_majority_rate: float
+    # mean cross-entropy (nats) on the held-out people: the network's, and the keys' frequencies alone
+    # (a sampling proxy is as good as its probabilities, which accuracy does not see); None before recorded
+    heldout_loss: float | None = None
+    heldout_prior_loss: float | None = None
     seconds: float
     versions: dict[str, str]
     command: str
@@ -63,13 +72,14 @@ def require_torch() -> Any:
     return torch
 
 
-def build_network(inputs: int, hidden: tuple[int, ...], outputs: int = len(ACTION_NAMES)) -> Any:
-    """A ReLU MLP from features to action logits (Carroll et al. used two layers of 64)."""
+def build_network(inputs: int, hidden: tuple[int, ...], outputs: int = len(ACTION_NAMES),
+                  activation: Activation = "relu") -> Any:
+    """An MLP from features to action logits (Carroll et al.'s: two tanh layers of 64)."""
     nn = require_torch().nn
     layers: list[Any] = []
     width = inputs
     for size in hidden:
-        layers += [nn.Linear(width, size), nn.ReLU()]
+        layers += [nn.Linear(width, size), nn.Tanh() if activation == "tanh" else nn.ReLU()]
         width = size
     layers.append(nn.Linear(width, outputs))
     return nn.Sequential(*layers)
@@ -95,7 +105,7 @@ def load(directory: Path) -> tuple[Any, BCMeta]:
     except (ValueError, ValidationError) as exc:
         first = str(exc).splitlines()[0]
         raise PolicyLoadError(f"{meta_path} is not a valid policy description: {first}") from exc
-    network = build_network(meta.feature_size, meta.hidden)
+    network = build_network(meta.feature_size, meta.hidden, activation=meta.activation)
     try:
         network.load_state_dict(torch.load(weights_path, map_location="cpu", weights_only=True))
     except (RuntimeError, OSError, EOFError, ValueError, KeyError, pickle.UnpicklingError) as exc:

@@ -2,12 +2,13 @@
 
 Supervised learning of the key each person pressed (6 classes) from the features of what they saw,
 with cross-entropy, Adam and minibatches, as Carroll et al. (2019) did (their defaults: two hidden
-layers of 64, batch 64, learning rate 1e-3). Unlike theirs, the network also sees the chef's own
-last `history` keys (see `overcooked_game.bc.features`; ``history=0`` is their state-only model).
-Both people of every training timestep are examples. 15% of the training rows (seeded) are set aside
-to pick the epoch whose weights are kept (lowest validation loss); the held-out accuracy is measured
-on the separate test trials, which training never sees, beside the rate of always guessing the
-training data's most common key.
+layers of 64, batch 64, learning rate 1e-3). The design choices in which our first proxy departed
+from theirs are arguments, recorded in ``meta.json`` (`overcooked_game.bc.recipe`): ``history`` (the
+chef's own last keys fed back; 0 is their state-only model), ``trials`` (which split it learns from;
+their human proxy learned from ``test``), ``activation`` and ``keep`` (the best validation epoch or
+the last). Both people of every timestep are examples. 15% of the training rows (seeded) are set
+aside as validation; the held-out accuracy is measured on the other split, which training never
+sees, beside the rate of always guessing the training data's most common key.
 
 Deterministic on CPU for a seed: the split and the minibatch order come from the seed, torch runs on
 one thread with deterministic algorithms (both restored afterwards).
@@ -37,6 +38,7 @@ from overcooked_game.bc.features import ACTION_SLOTS, FEATURE_VERSION, Featurize
 from overcooked_game.bc.layouts import resolve
 from overcooked_game.bc.model import ACTION_NAMES, BCMeta, build_network, require_torch, save
 from overcooked_game.bc.parse import make_mdp
+from overcooked_game.bc.recipe import DEFAULT_DESIGN, DESIGNS, Activation, Keep, Split, other_split
 
 log = logging.getLogger(__name__)
 
@@ -111,44 +113,62 @@ def _accuracy(torch: Any, network: Any, vectors: np.ndarray, labels: np.ndarray)
     return float(right), float(loss)
 
 
-def train(layout: str, out_dir: Path, epochs: int = 100, seed: int = 0, limit: int | None = None, *,
-          history: int = 4, hidden: tuple[int, ...] = (64, 64), batch_size: int = 64, learning_rate: float = 1e-3,
-          command: str | None = None, cache: Path | None = None, on_progress: Progress | None = None) -> TrainResult:
-    """Train on the layout's training trials, write ``policy.pt`` and ``meta.json`` into `out_dir`.
+_DEFAULT = DESIGNS[DEFAULT_DESIGN]
 
-    `limit` keeps only the first rows of the layout's training and test trials (quick runs, tests).
+
+def train(layout: str, out_dir: Path, epochs: int | None = None, seed: int = 0, limit: int | None = None, *,
+          history: int = _DEFAULT.history, trials: Split = _DEFAULT.trials, activation: Activation = _DEFAULT.activation,
+          keep: Keep = _DEFAULT.keep, hidden: tuple[int, ...] = (64, 64), batch_size: int = 64,
+          learning_rate: float = 1e-3, command: str | None = None, cache: Path | None = None,
+          on_progress: Progress | None = None) -> TrainResult:
+    """Train on the layout's `trials` split, write ``policy.pt`` and ``meta.json`` into `out_dir`.
+
+    `epochs` None: the default design's count for the layout. `limit` keeps only the first rows of
+    the layout's training and test trials (quick runs, tests).
     """
-    _check_arguments(epochs, limit, history, hidden, batch_size, learning_rate)
-    torch = require_torch()
     classic = resolve(layout)
+    epochs = _DEFAULT.epochs_for(classic.name) if epochs is None else epochs
+    _check_arguments(epochs, limit, history, hidden, batch_size, learning_rate)
+    if trials not in ("train", "test") or activation not in ("relu", "tanh") or keep not in ("best", "last"):
+        raise ValueError(f"trials is train or test, activation relu or tanh, keep best or last; not "
+                         f"{trials!r}, {activation!r}, {keep!r}")
+    torch = require_torch()
     started = time.perf_counter()
     featurizer = Featurizer(make_mdp(classic).terrain_mtx)
-    train_x, train_y = featurize(featurizer, load_transitions(classic.name, "train", limit, cache), history,
-                                 "featurize train", on_progress)
-    test_x, test_y = featurize(featurizer, load_transitions(classic.name, "test", limit, cache), history,
-                               "featurize test", on_progress)
+    train_x, train_y = featurize(featurizer, load_transitions(classic.name, trials, limit, cache), history,
+                                 f"featurize {trials}", on_progress)
+    heldout = other_split(trials)
+    test_x, test_y = featurize(featurizer, load_transitions(classic.name, heldout, limit, cache), history,
+                               f"featurize {heldout}", on_progress)
     order = np.random.default_rng(seed).permutation(len(train_y))
     cut = int(round(len(order) * VALIDATION_FRACTION))
     valid, fit = np.sort(order[:cut]), np.sort(order[cut:])
     with _deterministic_torch(torch):
         torch.manual_seed(seed)
-        network = build_network(train_x.shape[1], hidden)
+        network = build_network(train_x.shape[1], hidden, activation=activation)
         best_epoch = _fit(torch, network, (train_x[fit], train_y[fit]), (train_x[valid], train_y[valid]),
-                          epochs, seed, batch_size, learning_rate, on_progress)
+                          epochs, seed, batch_size, learning_rate, on_progress, keep)
         network.train(False)  # inference mode (no dropout or batch-norm updates)
-        accuracy = {name: _accuracy(torch, network, x, y)[0]
-                    for name, x, y in (("train", train_x[fit], train_y[fit]), ("validation", train_x[valid], train_y[valid]),
-                                       ("heldout", test_x, test_y))}
-    majority = int(np.bincount(train_y, minlength=len(ACTION_NAMES)).argmax())
+        scores = {name: _accuracy(torch, network, x, y)
+                  for name, x, y in (("train", train_x[fit], train_y[fit]), ("validation", train_x[valid], train_y[valid]),
+                                     ("heldout", test_x, test_y))}
+    accuracy = {name: right for name, (right, _) in scores.items()}
+    counts = np.bincount(train_y, minlength=len(ACTION_NAMES))
+    majority = int(counts.argmax())
+    prior = (counts + 1) / float(counts.sum() + len(counts))  # the keys' frequencies alone (add-one smoothed)
     meta = BCMeta(layout=classic.name, package_layout=classic.package_layout, terrain=featurizer.terrain, seed=seed,
                   epochs=epochs, limit=limit, feature_version=FEATURE_VERSION, feature_size=int(train_x.shape[1]),
-                  history=history, hidden=hidden, batch_size=batch_size, learning_rate=learning_rate, best_epoch=best_epoch,
+                  history=history, trials=trials, activation=activation, keep=keep, hidden=hidden, batch_size=batch_size,
+                  learning_rate=learning_rate, best_epoch=best_epoch,
                   train_examples=len(fit), validation_examples=len(valid), heldout_examples=len(test_y),
                   train_accuracy=round(accuracy["train"], 4), validation_accuracy=round(accuracy["validation"], 4),
                   heldout_accuracy=round(accuracy["heldout"], 4),
                   heldout_majority_rate=round(float(np.mean(test_y == majority)), 4),
+                  heldout_loss=round(scores["heldout"][1], 4),
+                  heldout_prior_loss=round(float(-np.mean(np.log(prior[test_y]))) if len(test_y) else float("nan"), 4),
                   seconds=round(time.perf_counter() - started, 1), versions=_versions(),
-                  command=command or f"train({classic.name!r}, {str(out_dir)!r}, epochs={epochs}, seed={seed}, limit={limit})")
+                  command=command or (f"train({classic.name!r}, {str(out_dir)!r}, epochs={epochs}, seed={seed}, limit={limit}, "
+                                      f"history={history}, trials={trials!r}, activation={activation!r}, keep={keep!r})"))
     save(out_dir, network, meta)
     log.info("%s: held-out action accuracy %.3f on %d human actions (always '%s': %.3f)", classic.name,
              meta.heldout_accuracy, meta.heldout_examples, ACTION_NAMES[majority], meta.heldout_majority_rate)
@@ -169,8 +189,10 @@ def _check_arguments(epochs: int, limit: int | None, history: int, hidden: tuple
 
 
 def _fit(torch: Any, network: Any, fit: tuple[np.ndarray, np.ndarray], valid: tuple[np.ndarray, np.ndarray],
-         epochs: int, seed: int, batch_size: int, learning_rate: float, on_progress: Progress | None) -> int:
-    """Minibatch training; leaves the network with the weights of the best validation epoch."""
+         epochs: int, seed: int, batch_size: int, learning_rate: float, on_progress: Progress | None,
+         keep: Keep = "best") -> int:
+    """Minibatch training; returns the epoch of lowest validation loss and leaves the network with its
+    weights (`keep` "best") or with the last epoch's ("last", as Carroll et al. played)."""
     inputs, targets = torch.from_numpy(fit[0]), torch.from_numpy(fit[1])
     optimizer = torch.optim.Adam(network.parameters(), lr=learning_rate)
     shuffler = torch.Generator().manual_seed(seed)
@@ -191,5 +213,6 @@ def _fit(torch: Any, network: Any, fit: tuple[np.ndarray, np.ndarray], valid: tu
             on_progress("train", epoch, epochs)
     if best_state is None:
         return epochs
-    network.load_state_dict(best_state)
+    if keep == "best":
+        network.load_state_dict(best_state)
     return best_epoch

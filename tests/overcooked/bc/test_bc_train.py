@@ -13,6 +13,10 @@ def test_a_tiny_proxy_predicts_people_better_than_always_staying(tiny_policy) ->
     assert meta.limit is not None and meta.heldout_examples == 2 * meta.limit  # both people of every held-out row
     assert 0.0 < meta.heldout_majority_rate < 1.0
     assert meta.heldout_accuracy > meta.heldout_majority_rate + 0.02
+    # and its probabilities fit people better than the keys' frequencies alone (what a sampling proxy plays by)
+    assert meta.heldout_loss is not None and meta.heldout_prior_loss is not None
+    assert meta.heldout_loss < meta.heldout_prior_loss - 0.05
+    assert meta.trials == "test"  # the default design learns from the test trials, as Carroll et al.'s proxy did
     assert meta.train_examples + meta.validation_examples == 2 * meta.limit
     assert 1 <= meta.best_epoch <= meta.epochs
 
