@@ -49,7 +49,7 @@ class PlannerConfig:
     # Monte-Carlo look-ahead (see lookahead.py): teams up to this size compare the joint actions
     # of a few planner variants by rolling each out over sampled futures (0 disables it)
     lookahead_team: int = 2
-    lookahead_samples: int = 3  # sampled order futures per candidate
+    lookahead_samples: int = 3  # sampled order futures per candidate (common to all candidates)
     lookahead_horizon: int = 35  # rollouts run to the episode's end, so only its last steps are searched
 
 

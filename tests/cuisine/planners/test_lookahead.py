@@ -55,3 +55,29 @@ def test_lookahead_leaves_the_real_world_untouched() -> None:
     planner.act_world(world)
     assert world.generator_state() == state
     assert [(o.dish, o.lifetime) for o in world.orders] == orders and world.time == time
+
+
+def test_every_candidate_is_scored_on_the_same_sampled_futures(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Common random numbers: the candidates of one step are compared on the same redrawn streams,
+    `lookahead_samples` of them each, so a switch reflects the action, not the draw."""
+    seeds: list[int | None] = []
+    original = World.clone
+
+    def spy(self: World, order_seed: int | None = None) -> World:
+        seeds.append(order_seed)
+        return original(self, order_seed=order_seed)
+
+    world = World(load_level("level_9"), n_agents=2, tau=1.5, seed=0)
+    world.reset()
+    planner = CuisinePlanner()
+    samples = planner.config.lookahead_samples
+    monkeypatch.setattr(World, "clone", spy)
+    while not world.done:
+        before = planner.stats["lookahead"]
+        seeds.clear()
+        world.step(planner.act_world(world))
+        if planner.stats["lookahead"] > before:
+            assert len(seeds) % samples == 0 and len(seeds) >= 2 * samples
+            draws = [seeds[i:i + samples] for i in range(0, len(seeds), samples)]
+            assert all(d == draws[0] for d in draws) and len(set(draws[0])) == samples
+    assert planner.stats["lookahead"] > 0
