@@ -61,7 +61,7 @@ class Design(BaseModel):
         return self.epochs if self.epochs is not None else CARROLL_EPOCHS[layout]
 
 
-DEFAULT_DESIGN = "mindagent-v2"  # what `mindagent train --domain overcooked --algo bc` trains without options
+DEFAULT_DESIGN = "carroll"  # what `mindagent train --domain overcooked --algo bc` trains without options
 DESIGNS: dict[str, Design] = {
     # our first proxy (2026-11-22 to 2026-11-26): the proxy partnered with the planner until issue #25's fidelity work
     "mindagent-v1": Design(history=4, trials="train", activation="relu", keep="best", epochs=100),
