@@ -1,9 +1,9 @@
 """Which dishes a trained policy serves and which orders it lets expire, per dish.
 
 The CoS says how many orders a policy serves, not which: on level_4 the fast recipes of
-docs/figures/rl.md level off near 0.55 because every seed learned three of the four salads and
-never a tomatoCucumberSalad (no cucumber is ever fetched), while the slow 3M-step default run
-serves all four. This prints the count per dish so such a gap shows at a glance.
+docs/figures/rl.md level off near 0.55 because nine of their ten five-seed runs learned three of
+the four salads and never a tomatoCucumberSalad (no cucumber is ever fetched), while the slow
+3M-step default run serves all four. This prints the count per dish so such a gap shows at a glance.
 
 Each tau plays `--episodes` greedy episodes of `CuisineJointEnv` (one tau, ``reset(seed=e)`` for
 episode e: the env's own seeded order streams, not `mindagent eval`'s), and a dish's row counts
