@@ -40,6 +40,9 @@ def train(
     rollout: int = typer.Option(128, "--rollout", min=8, help="steps per env between PPO updates"),
     ent_coef: float = typer.Option(0.01, "--ent-coef", min=0.0, max=1.0, help="sb3: entropy bonus weight in PPO's loss"),
     epochs: int = typer.Option(4, "--epochs", min=1, max=100, help="sb3: passes over each rollout per PPO update"),
+    batch_size: int | None = typer.Option(None, "--batch-size", min=2,
+                                          help="sb3: PPO minibatch (default: half of envs x rollout, at most 256)"),
+    net_arch: str = typer.Option("128,128", "--net-arch", help="sb3: hidden layer widths of the policy and value MLPs"),
     policies: str = typer.Option("shared", "--policies", help="rllib: shared (one network for all agents) | per-agent"),
     address: str | None = typer.Option(None, "--address", help="rllib: a Ray cluster (ray://host:10001 or auto); default a local Ray"),
     env_runners: int = typer.Option(0, "--env-runners", min=0, max=1024,
@@ -59,12 +62,14 @@ def train(
 
     try:
         tau_list = tuple(float(t) for t in taus.split(",") if t.strip())
+        widths = _widths(net_arch)
         config = TrainConfig(level=level, agents=agents, steps=steps, out=out_dir, algo=algo, seed=seed, reward=reward,
                              taus=tau_list, order=order, rules=rules, n_envs=envs, checkpoint_every=checkpoint_every,
                              learning_rate=learning_rate, lr_schedule=lr_schedule, ent_coef=ent_coef,
-                             n_epochs=epochs, n_steps=rollout, batch_size=max(8, min(256, rollout * envs // 2)),
+                             n_epochs=epochs, n_steps=rollout,
+                             batch_size=batch_size or max(8, min(256, rollout * envs // 2)),
                              backend=backend, policies=policies, ray_address=address, env_runners=env_runners,
-                             vec=vec)
+                             vec=vec, net_arch=widths)
         config.check()
         seed_list = _seed_list(seeds) if seeds is not None else None
         if seed_list is not None and backend != "sb3":
@@ -88,6 +93,16 @@ def train(
               f"mean episode reward {last.get('rollout/ep_rew_mean', float('nan')):.2f}")
     out.print(f"model: {result.model_path}  (mindagent eval --levels {level} --agents {agents} "
               f"--model policy:{out_dir})")
+
+
+def _widths(text: str) -> tuple[int, ...]:
+    try:
+        widths = tuple(int(w) for w in text.split(","))
+    except ValueError:
+        widths = ()
+    if not widths or min(widths) < 1:
+        raise ValueError(f"--net-arch takes positive layer widths like 128,128, not {text!r}")
+    return widths
 
 
 def _seed_list(text: str) -> list[int]:

@@ -107,6 +107,8 @@ class TrainConfig:
             raise ValueError(f"--lr-schedule must be one of {', '.join(LR_SCHEDULES)}, not {self.lr_schedule!r}")
         if self.n_epochs < 1 or self.ent_coef < 0:
             raise ValueError("--epochs must be positive and --ent-coef not negative")
+        if self.batch_size < 2:  # SB3's PPO asserts it; a minibatch above envs x rollout is the whole rollout
+            raise ValueError(f"--batch-size must be at least 2, not {self.batch_size}")
         if self.lr_schedule != "constant" and self.backend != "sb3":
             raise ValueError("--lr-schedule other than constant trains the sb3 backend only")
         if self.vec not in VECS:

@@ -1,4 +1,4 @@
-"""PPO knobs on `mindagent train`: --lr-schedule, --ent-coef and --epochs reach the trainer and its policy.json."""
+"""PPO knobs on `mindagent train` (--lr-schedule, --ent-coef, --epochs, --batch-size, --net-arch) reach the trainer and policy.json."""
 
 from __future__ import annotations
 
@@ -37,6 +37,7 @@ def test_linear_schedule_runs_down_to_zero_at_the_budget():
 @pytest.mark.parametrize("bad, words", [({"lr_schedule": "cosine"}, "--lr-schedule must be one of constant, linear"),
                                         ({"ent_coef": -0.1}, "--ent-coef not negative"),
                                         ({"n_epochs": 0}, "--epochs must be positive"),
+                                        ({"batch_size": 1}, "--batch-size must be at least 2"),
                                         ({"lr_schedule": "linear", "backend": "rllib"}, "sb3 backend only")])
 def test_bad_knobs_are_refused_in_one_line(bad: dict[str, object], words: str):
     with pytest.raises(ValueError, match=words):
@@ -48,14 +49,22 @@ def test_cli_refuses_a_bad_schedule(tmp_path: Path):
     assert result.exit_code == 2 and "--lr-schedule must be one of" in result.output
 
 
+@pytest.mark.parametrize("widths", ["0,64", "wide", ""])
+def test_cli_refuses_bad_layer_widths(tmp_path: Path, widths: str):
+    result = runner.invoke(app, [*TINY, "--net-arch", widths, "--out", str(tmp_path)])
+    assert result.exit_code == 2 and "--net-arch takes positive layer widths" in result.output
+
+
 @pytest.mark.slow
 def test_knobs_reach_the_trainer_and_the_policy_file(tmp_path: Path):
     out = tmp_path / "run"
     result = runner.invoke(app, [*TINY, "--learning-rate", "1e-3", "--lr-schedule", "linear", "--ent-coef", "0.03",
-                                 "--epochs", "2", "--out", str(out)])
+                                 "--epochs", "2", "--batch-size", "32", "--net-arch", "16,16",
+                                 "--out", str(out)])
     assert result.exit_code == 0, result.output
     meta = json.loads((out / "policy.json").read_text())
-    assert (meta["lr_schedule"], meta["ent_coef"], meta["n_epochs"]) == ("linear", 0.03, 2)
+    assert (meta["lr_schedule"], meta["ent_coef"], meta["n_epochs"], meta["batch_size"]) == ("linear", 0.03, 2, 32)
+    assert meta["net_arch"] == [16, 16]
     rates = _rates(out)
     assert len(rates) >= 2 and rates == sorted(rates, reverse=True) and rates[-1] < rates[0] < 1e-3
 
