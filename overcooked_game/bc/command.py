@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import shlex
 from pathlib import Path
-from typing import cast
+from typing import Annotated, cast
 
 import typer
 from rich.console import Console
@@ -26,20 +26,32 @@ out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
+# The options both commands take (`train-bc` and `train --algo bc`), declared once.
+LayoutOption = Annotated[str, typer.Option("--layout", help="one of " + ", ".join(CLASSIC_NAMES))]
+OutOption = Annotated[Path, typer.Option("--out", help="folder for policy.pt and meta.json")]
+EpochsOption = Annotated[int | None, typer.Option("--epochs", min=1, max=10_000, help=_EPOCHS_HELP)]
+SeedOption = Annotated[int, typer.Option("--seed")]
+LimitOption = Annotated[int | None, typer.Option(
+    "--limit", min=10, help="keep only the first N timesteps of the layout's training and test trials")]
+HistoryOption = Annotated[int, typer.Option(
+    "--history", min=0, max=16, help="how many of the chef's own last keys the network sees (0: Carroll et al.'s state only)")]
+TrialsOption = Annotated[str, typer.Option("--trials", help="the split it learns from: train (Carroll et al.'s BC agent) "
+                                           "or test (their human proxy); the other is the held-out set")]
+ActivationOption = Annotated[str, typer.Option("--activation", help="relu or tanh (Carroll et al.'s)")]
+KeepOption = Annotated[str, typer.Option("--keep", help="best: the epoch of lowest validation loss; last (Carroll et al.'s)")]
+
+
 def train_bc(
     ctx: typer.Context,
-    layout: str = typer.Option(..., "--layout", help="one of " + ", ".join(CLASSIC_NAMES)),
-    out_dir: Path = typer.Option(Path("runs/bc"), "--out", help="folder for policy.pt and meta.json"),
-    epochs: int | None = typer.Option(None, "--epochs", min=1, max=10_000, help=_EPOCHS_HELP),
-    seed: int = typer.Option(0, "--seed"),
-    limit: int | None = typer.Option(None, "--limit", min=10,
-                                     help="keep only the first N timesteps of the layout's training and test trials"),
-    history: int = typer.Option(_D.history, "--history", min=0, max=16,
-                                help="how many of the chef's own last keys the network sees (0: Carroll et al.'s state only)"),
-    trials: str = typer.Option(_D.trials, "--trials", help="the split it learns from: train (Carroll et al.'s BC agent) "
-                               "or test (their human proxy); the other is the held-out set"),
-    activation: str = typer.Option(_D.activation, "--activation", help="relu or tanh (Carroll et al.'s)"),
-    keep: str = typer.Option(_D.keep, "--keep", help="best: the epoch of lowest validation loss; last (Carroll et al.'s)"),
+    layout: LayoutOption,
+    out_dir: OutOption = Path("runs/bc"),
+    epochs: EpochsOption = None,
+    seed: SeedOption = 0,
+    limit: LimitOption = None,
+    history: HistoryOption = _D.history,
+    trials: TrialsOption = _D.trials,
+    activation: ActivationOption = _D.activation,
+    keep: KeepOption = _D.keep,
 ) -> None:
     """Train a behaviour-cloning proxy on the human-human trials; prints its held-out accuracy."""
     from overcooked_game.bc.layouts import resolve
@@ -93,19 +105,16 @@ def register(app: typer.Typer) -> None:
 
 def train(
     ctx: typer.Context,
-    algo: str = typer.Option("bc", "--algo", help="bc: behaviour cloning from the human-human trials of Carroll et al."),
-    layout: str = typer.Option(..., "--layout", help="one of " + ", ".join(CLASSIC_NAMES)),
-    out_dir: Path = typer.Option(Path("runs/bc"), "--out", help="folder for policy.pt and meta.json"),
-    epochs: int | None = typer.Option(None, "--epochs", min=1, max=10_000, help=_EPOCHS_HELP),
-    seed: int = typer.Option(0, "--seed"),
-    limit: int | None = typer.Option(None, "--limit", min=10,
-                                     help="keep only the first N timesteps of the layout's training and test trials"),
-    history: int = typer.Option(_D.history, "--history", min=0, max=16,
-                                help="how many of the chef's own last keys the network sees (0: Carroll et al.'s state only)"),
-    trials: str = typer.Option(_D.trials, "--trials", help="the split it learns from: train (Carroll et al.'s BC agent) "
-                               "or test (their human proxy); the other is the held-out set"),
-    activation: str = typer.Option(_D.activation, "--activation", help="relu or tanh (Carroll et al.'s)"),
-    keep: str = typer.Option(_D.keep, "--keep", help="best: the epoch of lowest validation loss; last (Carroll et al.'s)"),
+    layout: LayoutOption,
+    algo: Annotated[str, typer.Option("--algo", help="bc: behaviour cloning from the human-human trials of Carroll et al.")] = "bc",
+    out_dir: OutOption = Path("runs/bc"),
+    epochs: EpochsOption = None,
+    seed: SeedOption = 0,
+    limit: LimitOption = None,
+    history: HistoryOption = _D.history,
+    trials: TrialsOption = _D.trials,
+    activation: ActivationOption = _D.activation,
+    keep: KeepOption = _D.keep,
 ) -> None:
     """Train a human proxy for one layout (`mindagent train --domain overcooked --algo bc`); use it as
     ``--partners bc:DIR`` or ``--model bc:DIR``."""
