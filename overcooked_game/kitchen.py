@@ -214,14 +214,28 @@ class Kitchen:
 
     def detour(self, start: Pos, goal: Pos, blocked: set[Pos]) -> tuple[int, int] | None:
         """The first move of a shortest floor path from `start` to `goal` around `blocked` cells
-        (the partner), or None when there is none. Breadth-first, neighbours in a fixed order."""
+        (the partner), or None when there is none."""
+        found = self.route(start, goal, blocked)
+        return None if found is None else found[0]
+
+    def walk(self, start: Pos, goal: Pos, blocked: set[Pos]) -> int | None:
+        """Floor steps of a shortest path from `start` to `goal` around `blocked` cells (None: no path)."""
+        if start == goal:
+            return 0
+        found = self.route(start, goal, blocked)
+        return None if found is None else found[1]
+
+    def route(self, start: Pos, goal: Pos, blocked: set[Pos]) -> tuple[tuple[int, int], int] | None:
+        """(first move, steps) of a shortest floor path from `start` to a different `goal` around
+        `blocked` cells, or None. Breadth-first, neighbours in a fixed order, so ties break the same
+        way every time."""
         if start == goal:
             return None
         first: dict[Pos, tuple[int, int]] = {}
-        queue = deque([start])
+        queue = deque([(start, 0)])
         seen = {start}
         while queue:
-            here = queue.popleft()
+            here, steps = queue.popleft()
             for step in DIRECTIONS:
                 n = (here[0] + step[0], here[1] + step[1])
                 if n in seen or n not in self.floor or n in blocked:
@@ -229,10 +243,9 @@ class Kitchen:
                 seen.add(n)
                 first[n] = first.get(here, step)
                 if n == goal:
-                    return first[n]
-                queue.append(n)
+                    return first[n], steps + 1
+                queue.append((n, steps + 1))
         return None
-
 
 #: North, south, east, west: the package's direction tuples, in its order.
 DIRECTIONS: tuple[tuple[int, int], ...] = ((0, -1), (0, 1), (1, 0), (-1, 0))

@@ -15,12 +15,10 @@ A partner next to the chef or far off the way changes nothing: the engine's rout
 
 from __future__ import annotations
 
-from collections import deque
-
 from overcooked_game.commands import Command
-from overcooked_game.kitchen import DIRECTIONS, Pos
+from overcooked_game.kitchen import Pos
 from overcooked_game.session import OvercookedSession
-from overcooked_game.steering import _VERB_OF
+from overcooked_game.steering import VERB_OF
 
 #: The commands a chef walks for (the rest stand, or are primitives already).
 _WALKING = ("pickup_onion", "pickup_dish", "pickup_soup", "put_onion", "fill_dish", "deliver", "place")
@@ -58,7 +56,7 @@ class Roundabout:
         if step is None:
             self._round.pop(chef, None)
             return None
-        return Command(_VERB_OF[step], chef)
+        return Command(VERB_OF[step], chef)
 
     @staticmethod
     def _worth_going_round(session: OvercookedSession, chef: int, goal: tuple[Pos, tuple[int, int]],
@@ -68,29 +66,10 @@ class Roundabout:
         plan = kitchen.mp.all_plans.get(((player.position, player.orientation), goal))
         if plan is None or not any(pos in others for pos, _ in plan[1]):
             return False  # the way the engine takes is clear
-        through = distance(kitchen.floor, player.position, goal[0], set())
-        around = distance(kitchen.floor, player.position, goal[0], others)
-        ahead = min((d for o in others if (d := distance(kitchen.floor, player.position, o, set())) is not None),
-                    default=None)
+        through = kitchen.walk(player.position, goal[0], set())
+        around = kitchen.walk(player.position, goal[0], others)
+        ahead = min((d for o in others if (d := kitchen.walk(player.position, o, set())) is not None), default=None)
         if through is None or around is None or ahead is None:
             return False
         return around - through <= 2 * (ahead - 1)
 
-
-def distance(floor: frozenset[Pos], start: Pos, goal: Pos, blocked: set[Pos]) -> int | None:
-    """Floor steps of a shortest path from `start` to `goal` around `blocked` cells (None: no path)."""
-    if start == goal:
-        return 0
-    seen = {start}
-    queue = deque([(start, 0)])
-    while queue:
-        here, steps = queue.popleft()
-        for dx, dy in DIRECTIONS:
-            cell = (here[0] + dx, here[1] + dy)
-            if cell in seen or cell not in floor or cell in blocked:
-                continue
-            if cell == goal:
-                return steps + 1
-            seen.add(cell)
-            queue.append((cell, steps + 1))
-    return None

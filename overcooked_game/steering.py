@@ -17,7 +17,7 @@ from overcooked_game.commands import Command
 from overcooked_game.kitchen import DIRECTIONS, Kitchen, Motion, Pos
 
 #: The primitive verb of each direction tuple of the package.
-_VERB_OF: dict[tuple[int, int], str] = dict(zip(DIRECTIONS, ("up", "down", "right", "left"), strict=True))
+VERB_OF: dict[tuple[int, int], str] = dict(zip(DIRECTIONS, ("up", "down", "right", "left"), strict=True))
 
 
 def step_toward(kitchen: Kitchen, state: Any, chef: int, stations: Sequence[Pos]) -> Command | None:
@@ -38,7 +38,7 @@ def step_to(kitchen: Kitchen, state: Any, chef: int, goal: Motion) -> Command:
     action = kitchen.first_action(state, chef, goal)
     if action == "interact":
         return Command("interact", chef)
-    if action not in _VERB_OF:
+    if action not in VERB_OF:
         return Command("stay", chef)
     ahead = (player.position[0] + action[0], player.position[1] + action[1])
     others = {p.position for i, p in enumerate(state.players) if i != chef}
@@ -50,7 +50,7 @@ def step_to(kitchen: Kitchen, state: Any, chef: int, goal: Motion) -> Command:
         if around is None:
             return Command("stay", chef)
         action = around
-    return Command(_VERB_OF[action], chef)
+    return Command(VERB_OF[action], chef)
 
 
 def cost_to(kitchen: Kitchen, state: Any, chef: int, stations: Sequence[Pos]) -> int | None:

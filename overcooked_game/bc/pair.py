@@ -70,8 +70,8 @@ def play(layout: str, chef0: Path | BCPolicy, chef1: Path | BCPolicy, seed: int)
 def measure(layout: str, agent: Path, proxy: Path, seeds: range) -> PairResult:
     """The agent beside the proxy on every seed, in both starting positions."""
     mdp = OvercookedSession(load_layout(layout)).kitchen.mdp
-    first_agent, first_proxy = BCPolicy.load(agent, mdp=mdp), BCPolicy.load(proxy, mdp=mdp)
-    second_agent, second_proxy = BCPolicy.load(agent, mdp=mdp), BCPolicy.load(proxy, mdp=mdp)
-    first = tuple(play(layout, first_agent, first_proxy, seed) for seed in seeds)
-    swapped = tuple(play(layout, second_proxy, second_agent, seed) for seed in seeds)
+    loaded_agent, loaded_proxy = BCPolicy.load(agent, mdp=mdp), BCPolicy.load(proxy, mdp=mdp)
+    # `play` resets both before each episode (a clone's memory is per chef and per episode)
+    first = tuple(play(layout, loaded_agent, loaded_proxy, seed) for seed in seeds)
+    swapped = tuple(play(layout, loaded_proxy, loaded_agent, seed) for seed in seeds)
     return PairResult(layout, tuple(seeds), first, swapped)
