@@ -50,8 +50,9 @@ def train(
     vec: str = typer.Option("single", "--vec",
                             help="sb3: single (an env object per env, up to 256) | batched (all envs as NumPy arrays)"),
     curriculum: str = typer.Option("none", "--curriculum",
-                                   help="--vec batched: dishes:FRACTION orders kitchen i only dish (i + episode) mod n "
-                                        "for that share of --steps, then the level's own orders; none (default)"),
+                                   help="--vec batched: dishes:FRACTION or rare:FRACTION: for that share of --steps each "
+                                        "kitchen's episode orders one dish, drawn toward the dishes served least (rare: "
+                                        "and toward rare ingredients), then the level's own orders; none (default)"),
     seeds: str | None = typer.Option(None, "--seeds",
                                      help="one run per seed (0-4, 0,2,5) in OUT/seed_N, each scored; prints the mean and a 95% t interval"),
     workers: int = typer.Option(1, "--workers", min=1, max=64, help="--seeds: runs trained at once (one process each)"),

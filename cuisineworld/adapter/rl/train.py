@@ -84,7 +84,7 @@ class TrainConfig:
     ray_cpus: int | None = None  # rllib only, local Ray: CPUs it may use (None: 1 + env_runners)
     env_runners: int = 0  # rllib only: 0 samples in this process
     vec: str = "single"  # sb3 only: "batched" steps all n_envs kitchens as NumPy arrays (`batched_vec`)
-    curriculum: str = "none"  # training orders: none, or dishes:FRACTION (`curriculum`; --vec batched only)
+    curriculum: str = "none"  # training orders: none, dishes:FRACTION or rare:FRACTION (`curriculum`; --vec batched)
 
     def check(self) -> None:
         """Refuse what cannot run, with one readable line (before any heavy import)."""
@@ -190,11 +190,10 @@ def train(config: TrainConfig, on_progress: Callable[[int], None] | None = None)
     if plan is not None:
         from cuisineworld.adapter.rl.batched_sb3 import BatchedVecEnv
         from cuisineworld.adapter.rl.callbacks import CurriculumSwitch
-        from cuisineworld.adapter.rl.curriculum import DishCurriculum
 
         kitchens = venv.unwrapped
         assert isinstance(kitchens, BatchedVecEnv)  # check() refused --curriculum without --vec batched
-        callbacks.append(CurriculumSwitch(DishCurriculum(kitchens.kitchens, config.seed), plan.until(config.steps)))
+        callbacks.append(CurriculumSwitch(plan.install(kitchens.kitchens, config.seed), plan.until(config.steps)))
     write_meta(config, out, 0, 0.0)  # first, so checkpoints can be evaluated while training runs
     started = time.perf_counter()
     model.learn(total_timesteps=config.steps, callback=CallbackList(callbacks), progress_bar=False)

@@ -1,4 +1,4 @@
-"""`--curriculum dishes:FRACTION`: one dish per training kitchen, then the level's own order stream."""
+"""`--curriculum dishes|rare:FRACTION`: one dish per training kitchen's episode, then the level's own order stream."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from cuisineworld import load_level
 from cuisineworld.adapter.rl.batched import BatchedKitchens
-from cuisineworld.adapter.rl.curriculum import Curriculum, DishCurriculum, parse_curriculum
+from cuisineworld.adapter.rl.curriculum import Curriculum, DishCurriculum, parse_curriculum, rarity
 from cuisineworld.adapter.rl.train import TrainConfig
 
 KITCHENS = 6
@@ -67,6 +67,25 @@ def test_the_kitchens_crowd_onto_the_dish_never_served():
     assert 0.8 < share < 0.95  # 1.05 / 1.2 = 0.875 expected
 
 
+def test_the_rare_prior_leans_toward_dishes_of_rare_ingredients():
+    """level_4: tomato is in three salads, lettuce in two, cucumber in one; level_1's dishes share nothing."""
+    level = load_level("level_4")
+    prior = dict(zip(level.dishes, rarity(level).round(3).tolist(), strict=True))
+    assert prior == {"tomatoCucumberSalad": 1.0, "tomatoLettuceSalad": 0.625, "lettuceSalad": 0.375, "tomatoSalad": 0.25}
+    assert rarity(load_level("level_1")).tolist() == [1.0, 1.0, 1.0]
+    kitchens = BatchedKitchens("level_4", 2, 400, tau=TAUS)
+    plan = parse_curriculum("rare:0.5").install(kitchens, seed=2)  # type: ignore[union-attr]
+    assert plan.weights().round(4).tolist() == (1.05 * rarity(level)).round(4).tolist()  # nothing served yet
+    noop = np.zeros((400, 2), dtype=np.int64)
+    kitchens.reset(seed=0)
+    for _ in range(kitchens.max_steps + 1):
+        kitchens.step(noop)  # the second episodes are drawn by the prior alone
+    share = np.mean([plan.dish_of(w) == "tomatoCucumberSalad" for w in range(400)])
+    assert 0.38 < share < 0.52  # 1 / (1 + 0.625 + 0.375 + 0.25) = 0.444 expected
+    with pytest.raises(ValueError, match="one positive weight per dish"):
+        DishCurriculum(BatchedKitchens("level_4", 2, 2), prior=np.ones(3))
+
+
 def test_the_levels_own_stream_resumes_where_it_would_have_been():
     """The curriculum overrules draws but never skips one: after `stop` the orders are the plain kitchens'."""
     plain = _orders(BatchedKitchens("level_4", 2, KITCHENS, tau=TAUS), 4)
@@ -94,9 +113,9 @@ def test_without_a_curriculum_the_kitchens_are_untouched():
 
 
 @pytest.mark.parametrize("text", ["dishes:0", "dishes:1.5", "dishes:-0.1", "dishes:nan", "dishes:", "dishes",
-                                  "dish:0.2", "dishes:a"])
+                                  "dish:0.2", "dishes:a", "rare:2", "none:0.5", "rare"])
 def test_a_bad_curriculum_is_refused_in_one_line(text: str):
-    with pytest.raises(ValueError, match="--curriculum takes none or dishes:FRACTION"):
+    with pytest.raises(ValueError, match="--curriculum takes none, dishes:FRACTION or rare:FRACTION"):
         TrainConfig(level="level_0", vec="batched", curriculum=text).check()
 
 
@@ -110,6 +129,7 @@ def test_the_curriculum_needs_the_batched_kitchens():
 def test_the_share_of_steps_rounds_up():
     assert parse_curriculum("none") is None
     assert parse_curriculum("dishes:0.25") == Curriculum("dishes", 0.25)
+    assert parse_curriculum("rare:1") == Curriculum("rare", 1.0)
     assert Curriculum("dishes", 0.25).until(1_200_000) == 300_000 and Curriculum("dishes", 0.3).until(10) == 3
 
 
@@ -119,7 +139,7 @@ def test_cli_refuses_a_bad_curriculum(tmp_path: Path):
 
     result = CliRunner().invoke(app, ["train", "--level", "level_0", "--vec", "batched", "--curriculum", "dishes:2",
                                       "--steps", "64", "--out", str(tmp_path)])
-    assert result.exit_code == 2 and "--curriculum takes none or dishes:FRACTION" in result.output
+    assert result.exit_code == 2 and "--curriculum takes none, dishes:FRACTION or rare:FRACTION" in result.output
 
 
 @pytest.mark.slow
@@ -130,10 +150,10 @@ def test_training_with_a_curriculum_records_it_and_ends_it_on_time(tmp_path: Pat
     out = tmp_path / "run"
     result = CliRunner().invoke(app, ["train", "--level", "level_4", "--agents", "2", "--taus", "1.0,3.0",
                                       "--vec", "batched", "--envs", "16", "--rollout", "32", "--steps", "2048",
-                                      "--checkpoint-every", "1024", "--curriculum", "dishes:0.5", "--out", str(out)])
+                                      "--checkpoint-every", "1024", "--curriculum", "rare:0.5", "--out", str(out)])
     assert result.exit_code == 0, result.output
     meta = json.loads((out / "policy.json").read_text())
-    assert meta["curriculum"] == "dishes:0.5" and meta["trained_steps"] == 2048
+    assert meta["curriculum"] == "rare:0.5" and meta["trained_steps"] == 2048
     with (out / "progress.csv").open() as fh:
         on = [float(row["rollout/curriculum"]) for row in csv.DictReader(fh)]
     assert on == [1.0, 0.0, 0.0, 0.0]  # at the end of each 512-step rollout: off from step 1024 on
