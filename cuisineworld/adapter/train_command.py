@@ -49,6 +49,10 @@ def train(
                                     help="rllib: Ray workers sampling the env (0: sample in this process)"),
     vec: str = typer.Option("single", "--vec",
                             help="sb3: single (an env object per env, up to 256) | batched (all envs as NumPy arrays)"),
+    curriculum: str = typer.Option("none", "--curriculum",
+                                   help="--vec batched: dishes:FRACTION or rare:FRACTION: for that share of --steps each "
+                                        "kitchen's episode orders one dish, drawn toward the dishes served least (rare: "
+                                        "and toward rare ingredients), then the level's own orders; none (default)"),
     seeds: str | None = typer.Option(None, "--seeds",
                                      help="one run per seed (0-4, 0,2,5) in OUT/seed_N, each scored; prints the mean and a 95% t interval"),
     workers: int = typer.Option(1, "--workers", min=1, max=64, help="--seeds: runs trained at once (one process each)"),
@@ -69,7 +73,7 @@ def train(
                              n_epochs=epochs, n_steps=rollout,
                              batch_size=batch_size or max(8, min(256, rollout * envs // 2)),
                              backend=backend, policies=policies, ray_address=address, env_runners=env_runners,
-                             vec=vec, net_arch=widths)
+                             vec=vec, net_arch=widths, curriculum=curriculum)
         config.check()
         seed_list = _seed_list(seeds) if seeds is not None else None
         if seed_list is not None and backend != "sb3":

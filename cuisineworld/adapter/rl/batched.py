@@ -46,7 +46,7 @@ Example::
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -162,6 +162,9 @@ class BatchedKitchens:
         self._generators: list[np.random.Generator] = []
         self._streams: dict[tuple[int, int], np.random.MT19937] = {}
         self._started = False
+        #: Training only (`curriculum.DishCurriculum`): given the kitchens and the dishes just drawn
+        #: for `rows`, the dishes to order instead. None (the default) leaves the engine's stream.
+        self.order_filter: Callable[[BatchedKitchens, np.ndarray, np.ndarray], np.ndarray] | None = None
 
     # ------------------------------------------------------------- compiling
     def _compile_level(self) -> None:
@@ -487,6 +490,8 @@ class BatchedKitchens:
             return
         sel: slice | np.ndarray = slice(None) if rows.size == self.n_worlds else rows
         dish = self._draw(rows)
+        if self.order_filter is not None:
+            dish = self.order_filter(self, rows, dish)
         life = self.lifetimes[self.tau_index[sel], dish]
         ident = self.next_id[sel].copy()  # `sel` may be a slice: a view, which the next line changes
         self.next_id[sel] = ident + 1

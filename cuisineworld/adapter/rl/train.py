@@ -36,6 +36,7 @@ from typing import Any
 
 from cuisineworld import PAPER_TAUS, load_level
 from cuisineworld.adapter.rl.core import ORDERS
+from cuisineworld.adapter.rl.curriculum import parse_curriculum
 from cuisineworld.adapter.rl.gym_env import CuisineJointEnv
 from cuisineworld.adapter.rl.rewards import REWARDS
 
@@ -83,6 +84,7 @@ class TrainConfig:
     ray_cpus: int | None = None  # rllib only, local Ray: CPUs it may use (None: 1 + env_runners)
     env_runners: int = 0  # rllib only: 0 samples in this process
     vec: str = "single"  # sb3 only: "batched" steps all n_envs kitchens as NumPy arrays (`batched_vec`)
+    curriculum: str = "none"  # training orders: none, dishes:FRACTION or rare:FRACTION (`curriculum`; --vec batched)
 
     def check(self) -> None:
         """Refuse what cannot run, with one readable line (before any heavy import)."""
@@ -113,6 +115,8 @@ class TrainConfig:
             raise ValueError("--lr-schedule other than constant trains the sb3 backend only")
         if self.vec not in VECS:
             raise ValueError(f"--vec must be one of {', '.join(VECS)}, not {self.vec!r}")
+        if parse_curriculum(self.curriculum) is not None and self.vec != "batched":
+            raise ValueError("--curriculum sets the orders of the batched kitchens: add --vec batched")
         if self.vec == "batched":
             from cuisineworld.adapter.rl.batched_vec import check_batched
 
@@ -182,6 +186,14 @@ def train(config: TrainConfig, on_progress: Callable[[int], None] | None = None)
                                                         str(out / "checkpoints"), name_prefix="model")]
     if on_progress is not None:
         callbacks.append(ProgressHook(on_progress))
+    plan = parse_curriculum(config.curriculum)
+    if plan is not None:
+        from cuisineworld.adapter.rl.batched_sb3 import BatchedVecEnv
+        from cuisineworld.adapter.rl.callbacks import CurriculumSwitch
+
+        kitchens = venv.unwrapped
+        assert isinstance(kitchens, BatchedVecEnv)  # check() refused --curriculum without --vec batched
+        callbacks.append(CurriculumSwitch(plan.install(kitchens.kitchens, config.seed), plan.until(config.steps)))
     write_meta(config, out, 0, 0.0)  # first, so checkpoints can be evaluated while training runs
     started = time.perf_counter()
     model.learn(total_timesteps=config.steps, callback=CallbackList(callbacks), progress_bar=False)
