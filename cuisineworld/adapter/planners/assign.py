@@ -4,7 +4,9 @@ Sub-tasks are "carry item X from its source to its destination" and "activate to
 holding a claimed item finishes carrying it; an agent holding an unclaimed item gets rid of it (a
 dish goes to the serving table when the rules let it wait there, anything else to the trash);
 free agents take ready sub-tasks in priority order, the cheapest agent first (one already at the
-source costs no goto). Agents left over walk to where a sub-task will soon be ready.
+source costs no goto), and an agent standing at a ready item of an order takes it before walking
+off to an item of the same order that is hardly more urgent. Agents left over walk to where a
+sub-task will soon be ready.
 """
 
 from __future__ import annotations
@@ -237,7 +239,7 @@ def _start(snap: Snapshot, a: int, task: Task) -> Decision:
 def assign(snap: Snapshot, tasks: list[Task], hand_dest: HandDest, free: list[int],
            taken: Counter[tuple[str, str, str | None, str | None]], stay: int = STAY_HORIZON,
            preposition: int = PREPOSITION_HORIZON, activate_here: bool = True,
-           claimed: Counter[str] | None = None) -> dict[int, Decision]:
+           claimed: Counter[str] | None = None, keep_here: int = -1) -> dict[int, Decision]:
     """One decision per agent in `free`; `taken` lists sub-tasks already started this step and
     `claimed` the places people are heading for (one ready sub-task starting there is theirs)."""
     out: dict[int, Decision] = {}
@@ -276,6 +278,8 @@ def assign(snap: Snapshot, tasks: list[Task], hand_dest: HandDest, free: list[in
                 empty.remove(here[0])
                 ready.remove(task)
                 out[here[0]] = Decision(("activate", here[0], task.src, None), "act", task)
+    if keep_here >= 0:
+        _keep_here(snap, ready, empty, out, keep_here)
     sources = Counter(t.src for t in ready)
     for task in ready:
         if not empty:
@@ -319,6 +323,30 @@ def assign(snap: Snapshot, tasks: list[Task], hand_dest: HandDest, free: list[in
     for a in empty:
         out[a] = Decision(("noop", a, None, None), "idle")
     return out
+
+
+def _keep_here(snap: Snapshot, ready: list[Task], empty: list[int], out: dict[int, Decision], slack: int) -> None:
+    """An empty agent standing where a ready item of an order waits takes it, rather than walking
+    off to an item of the same order elsewhere whose latest start is at most `slack` steps earlier.
+
+    Both items must be fetched; the one here costs no goto now, and left behind it costs whoever
+    comes for it a goto back (level_9: the cook at the chopboard with a fresh tomatoSlice walked to
+    the other chopboard for the lettuceSlice, and the teammate then walked to the first one). Only
+    orders: a spare's item is a bet, and a spare can be dropped next step for an order that needs a
+    different item (level_3: a salmonSashimi carried and thrown away when a tunaSushi came in).
+    """
+    for a in list(empty):
+        first = next((t for t in ready if snap.team is None or eligible(snap, a, t)), None)
+        if first is None or first.key[0] != 0 or snap.at[a] == first.src:
+            continue  # nothing for it, or the loop below gives it the task it stands at anyway
+        mine = next((t for t in ready if t.src == snap.at[a] and t.wait == 0 and t.kind == "move"
+                     and not t.parks and (snap.team is None or eligible(snap, a, t))), None)
+        if mine is None or mine.key[0] != 0 or mine.key[2] != first.key[2] or mine.key[1] > first.key[1] + slack:
+            continue
+        empty.remove(a)
+        ready.remove(mine)
+        out[a] = _start(snap, a, mine)
+        out[a].task = mine
 
 
 def render(cmd: Cmd) -> str:

@@ -46,6 +46,9 @@ class PlannerConfig:
     stay: int = 2  # steps an agent at a tool waits for its product rather than leaving
     preposition: int = 2  # steps ahead an idle agent walks to a tool that will soon be ready
     activate_here: bool = True  # an agent standing at a tool that is ready to start starts it first
+    # an empty agent takes the ready item of an order it stands at unless another item of that
+    # order is more than this many steps more urgent (one step: the goto it saves); -1 disables it
+    keep_here: int = 1
     # Monte-Carlo look-ahead (see lookahead.py): teams up to this size compare the joint actions
     # of a few planner variants by rolling each out over sampled futures (0 disables it)
     lookahead_team: int = 2

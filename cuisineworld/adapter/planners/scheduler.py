@@ -265,7 +265,7 @@ class CuisinePlanner:
             if job.root is not None:
                 collect_tasks(snap, job.root, (job.cls, job.deadline, job.rank), tasks, hand_dest)
         return assign(snap, tasks, hand_dest, free, taken, self.config.stay, self.config.preposition,
-                      self.config.activate_here, claimed)
+                      self.config.activate_here, claimed, self.config.keep_here)
 
     @staticmethod
     def _inherit(resolver: Resolver, jobs: list[Job]) -> None:

@@ -172,3 +172,32 @@ def test_agent_at_a_ready_tool_starts_it_before_fetching():
     # the rule is what decides it: without it the same planner sends agent1 to storage first
     without = CuisinePlanner(PlannerConfig(activate_here=False)).act_world(world)
     assert "activate_agent1_pot0" not in without
+
+
+def test_agent_at_a_ready_item_of_the_order_takes_it_before_walking_off():
+    # level_9, 2 agents, one Hopper ordered: the bread is in mixer0, a tomatoSlice has just come
+    # off chopboard0 where agent0 stands, a lettuceSlice waits on chopboard1 and the sauteedBeef in
+    # pan0 where agent1 stands. Both slices go to mixer0 for the same order; taking the one here
+    # costs no goto, while walking off to chopboard1 leaves the teammate a goto back to chopboard0.
+    world = World(load_level("level_9"), n_agents=2, tau=1.5, seed=10)
+    world.reset()
+    script = [
+        ["goto_agent0_storage0", "goto_agent1_storage0"],
+        ["get_agent0_beef_storage0", "get_agent1_lettuce_storage0"],
+        ["goto_agent0_pan0", "goto_agent1_chopboard1"],
+        ["put_agent0_pan0", "put_agent1_chopboard1"],
+        ["activate_agent0_pan0", "activate_agent1_chopboard1"],
+        ["goto_agent0_storage0", "goto_agent1_storage0"],
+        ["get_agent0_tomato_storage0", "get_agent1_bread_storage0"],
+        ["goto_agent0_chopboard0", "goto_agent1_mixer0"],
+        ["put_agent0_chopboard0", "put_agent1_mixer0"],
+        ["activate_agent0_chopboard0", "goto_agent1_pan0"],
+    ]
+    for commands in script:
+        assert all(o.ok for o in world.step(commands).outcomes), commands
+    assert [o.dish for o in world.orders] == ["Hopper"]
+    assert world.location_content("chopboard0") == ["tomatoSlice"] and world.agent_location(0) == "chopboard0"
+    assert "get_agent0_tomatoSlice_chopboard0" in CuisinePlanner().act_world(world)
+    # the rule is what decides it: without it the same planner sends agent0 to chopboard1
+    without = CuisinePlanner(PlannerConfig(keep_here=-1)).act_world(world)
+    assert "goto_agent0_chopboard1" in without
