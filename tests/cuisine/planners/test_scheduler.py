@@ -145,6 +145,12 @@ def test_same_episode_under_any_string_hash_seed():
     assert len(digests) == 1
 
 
+def _play(world: World, script: list[list[str]]) -> None:
+    """Put the kitchen in a traced state; every scripted command must be accepted, or the trace is wrong."""
+    for commands in script:
+        assert all(o.ok for o in world.step(commands).outcomes), commands
+
+
 def test_agent_at_a_ready_tool_starts_it_before_fetching():
     # level_3, 2 agents: agent1 has just put rice in pot0 while the next fetch (a tuna from
     # storage) is also ready. Starting the pot now costs one command; walking off to fetch
@@ -165,8 +171,7 @@ def test_agent_at_a_ready_tool_starts_it_before_fetching():
         ["activate_agent0_mixer0", "goto_agent1_pot0"],
         ["get_agent0_tunaSushi_mixer0", "put_agent1_pot0"],
     ]
-    for commands in script:
-        assert all(o.ok for o in world.step(commands).outcomes), commands
+    _play(world, script)
     assert world.location_content("pot0") == ["rice"] and world.agent_location(1) == "pot0"
     assert "activate_agent1_pot0" in CuisinePlanner().act_world(world)
     # the rule is what decides it: without it the same planner sends agent1 to storage first
@@ -193,8 +198,7 @@ def test_agent_at_a_ready_item_of_the_order_takes_it_before_walking_off():
         ["put_agent0_chopboard0", "put_agent1_mixer0"],
         ["activate_agent0_chopboard0", "goto_agent1_pan0"],
     ]
-    for commands in script:
-        assert all(o.ok for o in world.step(commands).outcomes), commands
+    _play(world, script)
     assert [o.dish for o in world.orders] == ["Hopper"]
     assert world.location_content("chopboard0") == ["tomatoSlice"] and world.agent_location(0) == "chopboard0"
     assert "get_agent0_tomatoSlice_chopboard0" in CuisinePlanner().act_world(world)
